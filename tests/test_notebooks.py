@@ -1,0 +1,69 @@
+"""存储的 notebook 本身：都从头到尾执行过、输出干净、首格有 Binder 链接、练习答案折叠。
+
+没有存输出的 notebook 会让 nbval 什么都不比较就通过，所以这里逐格检查执行编号。
+"""
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+BINDER = "https://mybinder.org/v2/gh/nlpbook/nlp-from-scratch/main?labpath=notebooks%2F"
+LEAKS = re.compile(r"(/root/|/tmp/|/work/|/home/|/Users/|[A-Z]:\\\\|\b0x[0-9a-fA-F]{6,}\b)")
+
+
+def _load(path):
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _code(nb):
+    return [c for c in nb["cells"] if c["cell_type"] == "code"]
+
+
+def test_there_are_notebooks():
+    names = [p.name for p in NOTEBOOKS]
+    for expected in ["00-guide.ipynb", "01-task.ipynb", "02-tokens.ipynb", "03-bow-tfidf.ipynb",
+                     "04-learning.ipynb"]:
+        assert expected in names
+    assert all(re.fullmatch(r"[A-Za-z0-9._\-]+", n) for n in names), "文件名要用 ASCII（会进 URL）"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_executed_in_order(path):
+    counts = [c["execution_count"] for c in _code(_load(path))]
+    assert counts, "没有代码单元"
+    assert counts == list(range(1, len(counts) + 1)), \
+        f"执行编号是 {counts}：请用 make notebooks 从头到尾重新执行并保存"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_outputs_clean(path):
+    for i, cell in enumerate(_code(_load(path)), 1):
+        for out in cell["outputs"]:
+            assert out["output_type"] != "error", f"代码单元 {i} 有报错输出"
+            assert not (out["output_type"] == "stream" and out["name"] == "stderr"), \
+                f"代码单元 {i} 有 stderr 输出：{''.join(out['text'])[:200]}"
+            texts = [out.get("text", "")] + [v for k, v in out.get("data", {}).items() if k.startswith("text/")]
+            m = LEAKS.search("".join("".join(t) for t in texts))
+            assert not m, f"代码单元 {i} 的输出含有与机器有关的内容：{m.group(0)!r}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_binder_link_and_folded_answers(path):
+    nb = _load(path)
+    first = "".join(nb["cells"][0]["source"])
+    assert BINDER + path.name in first, "首个单元需要指向本 notebook 的 Binder 链接"
+    md = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    if path.name[:2].isdigit() and path.name[:2] != "00":
+        assert "<details>" in md and "<summary>答案</summary>" in md, "小练习需要折叠的答案"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_ignored_cells_say_why(path):
+    """被 nbval 排除比较的单元必须在第一行注释里写明原因。"""
+    for i, cell in enumerate(_code(_load(path)), 1):
+        if "nbval-ignore-output" in cell["metadata"].get("tags", []):
+            first = "".join(cell["source"]).splitlines()[0]
+            assert first.startswith("# nbval-ignore-output"), f"代码单元 {i} 被排除却没写原因"

@@ -1,0 +1,32 @@
+"""svgplot：确定的输出、好看的刻度、坏输入的清楚错误。"""
+import math
+
+import pytest
+
+from nlpbook.svgplot import _ticks, line_chart
+
+
+def test_ticks_examples():
+    assert _ticks(0, 0.7) == [0, 0.2, 0.4, 0.6]
+    assert _ticks(0, 30) == [0, 10, 20, 30]
+
+
+def test_deterministic_and_contains_labels():
+    a = line_chart([0, 1, 2], {"学习率 0.2": [0.693, 0.6, 0.55]}, title="损失", xlabel="步数")
+    assert a == line_chart([0, 1, 2], {"学习率 0.2": [0.693, 0.6, 0.55]}, title="损失", xlabel="步数")
+    assert a.startswith("<svg") and "学习率 0.2" in a and "步数" in a and "<polyline" in a
+
+
+def test_overflow_is_marked_not_crashing():
+    svg = line_chart([0, 1], {"x": [1.0, math.inf]})
+    assert "溢出" in svg
+
+
+@pytest.mark.parametrize("args, match", [
+    (([], {"a": []}), "不能为空"),
+    (([0, 1], {"a": [1.0]}), "有 1 个值"),
+    (([0], {"a": [math.nan]}), "没有有限"),
+])
+def test_errors(args, match):
+    with pytest.raises(ValueError, match=match):
+        line_chart(*args)
