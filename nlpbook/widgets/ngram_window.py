@@ -1,0 +1,49 @@
+"""N-gram 窗口滑块（第 5.5 节）：n 越大，留出文本里没见过的 n-gram 越多，要存的 n-gram 也越多。
+
+统计量（ngram.unseen_rate 的结果）先在 notebook 里算好传进来；滑块只负责挑一个 n 来细看。
+"""
+from __future__ import annotations
+
+import html
+
+import ipywidgets as W
+
+from ..svgplot import line_chart
+
+
+def window_html(stats: list[dict], n: int, examples: dict | None = None) -> str:
+    """两张折线图（没见过的比例、存储的 n-gram 种数）+ 所选 n 的说明和例子。"""
+    by_n = {s["n"]: s for s in stats}
+    if n not in by_n:
+        raise ValueError(f"没有 n={n} 的统计；可选 {sorted(by_n)}")
+    ns = sorted(by_n)
+    rate = line_chart(ns, {"留出文本中没见过的比例（%）": [100 * by_n[m]["unseen_rate"] for m in ns]},
+                      title="窗口越长，越多组合从没见过", xlabel="n", ylabel="%", width=360, height=220)
+    stored = line_chart(ns, {"训练集中不同 n-gram 的种数（万）": [by_n[m]["stored"] / 1e4 for m in ns]},
+                        title="窗口越长，要存的越多", xlabel="n", ylabel="万种", width=360, height=220)
+    s = by_n[n]
+    text = (f"<div><b>n = {n}</b>：留出文本里共有 {s['heldout']:,} 个 {n}-gram，其中 "
+            f"<b>{100 * s['unseen_rate']:.1f}%</b>（{s['unseen']:,} 个）在训练文本中一次都没出现过；"
+            f"训练集里要存 <b>{s['stored']:,}</b> 种不同的 {n}-gram。</div>")
+    if examples and examples.get(n):
+        ex = "、".join(html.escape(" ".join(g)) for g in examples[n])
+        text += f"<div>没见过的例子：{ex}</div>"
+    return f"<div style='display:flex;gap:8px;flex-wrap:wrap'>{rate}{stored}</div>{text}"
+
+
+class NGramWindowPanel:
+    """n 的滑块（1…最大 n）；``view`` 显示图和所选 n 的数字。"""
+
+    def __init__(self, stats: list[dict], examples: dict | None = None, n: int = 2):
+        if not stats:
+            raise ValueError("stats 不能为空：先用 ngram.unseen_rate 算出各个 n 的统计")
+        self.stats, self.examples = stats, examples
+        ns = sorted(s["n"] for s in stats)
+        self.n = W.IntSlider(value=n, min=ns[0], max=ns[-1], description="窗口 n")
+        self.view = W.HTML()
+        self.n.observe(lambda _: self.update(), names="value")
+        self.update()
+        self.widget = W.VBox([self.n, self.view])
+
+    def update(self) -> None:
+        self.view.value = window_html(self.stats, self.n.value, self.examples)
