@@ -123,7 +123,7 @@ def document_frequency(docs: Sequence[Sequence[str]]) -> Counter:
     """每个词出现在几篇文档里（一篇里出现多次只算一次）。教学位置：第 3.4 节。"""
     df: Counter = Counter()
     for d in _docs(docs):
-        df.update(set(d))
+        df.update(dict.fromkeys(d, 1))  # 去重但保留首次出现的顺序：输出顺序与哈希种子无关
     return df
 
 

@@ -92,9 +92,11 @@ def bar(labels, values, *, ax=None, title: str = "", xlabel: str = "", ylabel: s
     fig, ax = _fig(ax, figsize)
     ax.clear()
     bars = ax.bar([str(x) for x in labels], values, color=colors or "#4477AA")
-    for b, v in zip(bars, values):
+    for b, v in zip(bars, values):  # 负数的标注放在柱子下方
         ax.annotate(fmt.format(v), (b.get_x() + b.get_width() / 2, b.get_height()),
-                    ha="center", va="bottom", fontsize=9)
+                    ha="center", va="bottom" if v >= 0 else "top", fontsize=9)
+    if any(v < 0 for v in values):
+        ax.axhline(0, color="#333", lw=0.8)
     ax.set_title(title)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
@@ -124,13 +126,15 @@ def heatmap(matrix, row_labels, col_labels, *, ax=None, title: str = "", fmt: st
 
 
 def line(xs, ys_by_label: dict, *, ax=None, title: str = "", xlabel: str = "", ylabel: str = "",
-         figsize=(5, 3)):
-    """几条折线放在一张图上（色盲友好的 Tol 配色），返回 Figure。"""
+         figsize=(5, 3), logy: bool = False):
+    """几条折线放在一张图上（色盲友好的 Tol 配色），返回 Figure。logy=True 时纵轴取对数刻度。"""
     fig, ax = _fig(ax, figsize)
     ax.clear()
     palette = ["#4477AA", "#EE6677", "#228833", "#CCBB44", "#66CCEE", "#AA3377"]
     for k, (label, ys) in enumerate(ys_by_label.items()):
         ax.plot(xs, ys, marker="o", ms=3, label=label, color=palette[k % len(palette)])
+    if logy:
+        ax.set_yscale("log")
     ax.set_title(title)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)

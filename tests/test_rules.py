@@ -2,7 +2,7 @@
 import pytest
 
 from nlpbook.datasets import TOY_REVIEWS
-from nlpbook.rules import TEXT_LEXICON, rule_predict, rule_score
+from nlpbook.rules import TEXT_LEXICON, rule_hits, rule_predict, rule_score
 
 
 def test_rule_scorer_gets_a_to_d_right_and_e_wrong():
@@ -29,3 +29,10 @@ def test_zero_score_is_negative_and_custom_lexicon():
 def test_errors(args, exc, match):
     with pytest.raises(exc, match=match):
         rule_score(*args)
+
+
+def test_rule_hits():
+    assert rule_hits("电影不好看") == [("好看", 1, 1)]
+    assert rule_hits("好看好看，无聊", TEXT_LEXICON) == [("好看", 1, 2), ("无聊", -1, 1)]
+    with pytest.raises(TypeError, match="str"):
+        rule_hits(["好看"])

@@ -38,3 +38,13 @@ def test_learning_rate_panel_updates():
     assert "上升" in panel.view.value
     panel.steps.value = 5
     assert len(panel.losses) == 6
+
+
+def test_learning_rate_panel_start_point():
+    v = Vocab(TOY_VOCAB)
+    X = np.stack([bag_of_words(r.tokens, v) for r in TOY_REVIEWS])
+    y = [r.label for r in TOY_REVIEWS]
+    w0 = np.zeros(7)
+    w0[6] = 0.01
+    panel = LearningRatePanel(X, y, lr=30, steps=30, w0=w0)
+    assert "上升" in panel.view.value

@@ -37,10 +37,10 @@ def loss_figure(losses, lr: float):
 
 
 class LearningRatePanel:
-    """学习率（对数刻度）和步数两个滑块；``view`` 显示数字和曲线。"""
+    """学习率（对数刻度）和步数两个滑块；``view`` 显示数字和曲线。w0 是起点权重（默认全 0）。"""
 
-    def __init__(self, X, y, lr: float = 0.2, steps: int = 30):
-        self.X, self.y = X, y
+    def __init__(self, X, y, lr: float = 0.2, steps: int = 30, w0=None):
+        self.X, self.y, self.w0 = X, y, w0
         self.lr = W.FloatLogSlider(value=lr, base=10, min=-2, max=1.5, step=0.1, description="学习率",
                                    readout_format=".3g", style={"description_width": "initial"})
         self.steps = W.IntSlider(value=steps, min=1, max=100, description="步数")
@@ -52,5 +52,5 @@ class LearningRatePanel:
         self.widget = W.VBox([W.HBox([self.lr, self.steps]), self.view])
 
     def update(self) -> None:
-        self.losses = descent_path(self.X, self.y, lr=self.lr.value, steps=self.steps.value)
+        self.losses = descent_path(self.X, self.y, lr=self.lr.value, steps=self.steps.value, w0=self.w0)
         self.view.value = panel_html(self.losses, self.lr.value)

@@ -5,13 +5,13 @@ import html
 
 import ipywidgets as W
 
-from ..rules import TEXT_LEXICON, rule_score
+from ..rules import TEXT_LEXICON, rule_hits, rule_score
 from ._html import table
 
 
 def score_html(text: str, lexicon=TEXT_LEXICON) -> str:
     """命中了哪些词、各加减几分、总分和判定。"""
-    rows = [(w, v, text.count(w), text.count(w) * v) for w, v in lexicon.items() if text.count(w)]
+    rows = [(w, v, n, n * v) for w, v, n in rule_hits(text, lexicon)]
     s = rule_score(text, lexicon)
     verdict = "好评" if s > 0 else "差评"
     note = "" if rows else "（一个打分词都没命中，分数为 0，按规则判差评）"
