@@ -4,7 +4,9 @@ import sys
 
 import pytest
 
-CORE = ["functional", "text", "tokenizers", "linear", "rules", "sparse", "svgplot", "examples"]
+CORE = ["functional", "text", "tokenizers", "linear", "rules", "sparse", "svgplot", "examples",
+        "ngram", "embedding", "word2vec", "granularity", "decoding", "charlm", "attention", "attention_demo",
+        "cost"]
 
 
 @pytest.mark.parametrize("module", CORE + ["datasets"])

@@ -48,3 +48,40 @@ def test_learning_rate_panel_start_point():
     w0[6] = 0.01
     panel = LearningRatePanel(X, y, lr=30, steps=30, w0=w0)
     assert "上升" in panel.view.value
+
+
+def test_ngram_window_panel_updates():
+    from nlpbook.ngram import unseen_examples, unseen_rate
+    from nlpbook.widgets.ngram_window import NGramWindowPanel
+    train = [list("我喝茶"), list("我喝水"), list("你喝茶")]
+    held = [list("我喝咖啡"), list("他喝茶")]
+    stats = [unseen_rate(train, held, n) for n in (1, 2, 3)]
+    panel = NGramWindowPanel(stats, {n: unseen_examples(train, held, n) for n in (1, 2, 3)}, n=1)
+    before = panel.view.value
+    assert "n = 1" in before and "<svg" in before
+    panel.n.value = 3
+    assert panel.view.value != before and "n = 3" in panel.view.value
+
+
+def test_embedding_map_updates():
+    from nlpbook.datasets import EMBEDDING_MAP
+    from nlpbook.widgets.embedding_map import EmbeddingMap
+    table, words = np.array(list(EMBEDDING_MAP.values())), list(EMBEDDING_MAP)
+    m = EmbeddingMap(table, words, word="猫")
+    assert "狗（0.894）" in m.view.value and "女王" in m.view.value
+    m.word.value = "香蕉"
+    assert "橘子" in m.view.value and "狗（0.894）" not in m.view.value
+    m.a.value, m.b.value, m.c.value = "巴黎", "法国", "日本"
+    assert "≈ <b style='color:#228833'>东京</b>" in m.view.value
+    m.use_equation.value = False
+    assert "≈" not in m.view.value
+
+
+def test_skipgram_window_updates():
+    from nlpbook.widgets.skipgram_window import SkipGramWindow
+    w = SkipGramWindow("我 喜欢 看 电影", window=1, center=2)
+    assert "共产生 <b>6</b>" in w.view.value and "（看, 喜欢）" in w.view.value
+    w.window.value = 2
+    assert "共产生 <b>10</b>" in w.view.value and "（看, 我）" in w.view.value
+    w.text.value = "猫"
+    assert "共产生 <b>0</b>" in w.view.value
