@@ -6,7 +6,7 @@ import pytest
 
 CORE = ["functional", "text", "tokenizers", "linear", "rules", "sparse", "svgplot", "examples",
         "ngram", "embedding", "word2vec", "granularity", "decoding", "charlm", "attention", "attention_demo",
-        "cost"]
+        "cost", "rnn", "rnn_classifier", "char_rnn", "cnn"]
 
 
 @pytest.mark.parametrize("module", CORE + ["datasets"])

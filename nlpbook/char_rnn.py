@@ -1,0 +1,213 @@
+"""第 11 章：字符级 GRU 语言模型（截断 BPTT，隐藏状态在窗口之间接力），给生成面板提供真实的下一字分布。
+
+形状约定同 rnn 模块。next_logits(params, prefix_ids) 可直接交给 decoding.generate。
+不做的事：不做多层、dropout 或采样之外的解码（解码见 decoding 模块）。
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._checks import check_positive
+from .rnn import GRU_KEYS, _gru_core, _gru_core_backward, _mat, init_cell_params
+from .rnn_classifier import _adam, clip_by_global_norm
+
+__all__ = ["init_char_rnn", "char_lm_loss_and_grads", "next_logits", "perplexity", "CharRNNLM",
+           "train_char_rnn"]
+
+
+# ---------- 第 11 章：字符级 GRU 语言模型 ----------
+LM_KEYS = ("E",) + GRU_KEYS + ("W_out", "b_out")
+
+
+def init_char_rnn(vocab_size: int, hidden: int = 128, dim: int = 32, seed: int = 0, dtype=np.float32) -> dict:
+    """字符语言模型参数：字符向量 E (V, dim)，GRU 的 Wx/Wh/bx/bh，输出层 W_out (hidden, V)、b_out (V,)。
+
+    教学位置：第 11.1 节（分类的选项换成词表里的每个字符）。
+    """
+    check_positive(vocab_size, "vocab_size", integer=True)
+    P = init_cell_params("gru", dim, hidden, seed, dtype)
+    rng = np.random.default_rng([seed, 2])
+    P["E"] = (0.1 * rng.standard_normal((vocab_size, dim))).astype(dtype)
+    P["W_out"] = (rng.standard_normal((hidden, vocab_size)) / math.sqrt(hidden)).astype(dtype)
+    P["b_out"] = np.zeros(vocab_size, dtype)
+    return P
+
+
+def _lm_params(params):
+    P = getattr(params, "params", params)
+    if not isinstance(P, dict) or any(k not in P for k in LM_KEYS):
+        raise ValueError(f"语言模型参数必须是含 {LM_KEYS} 的字典；可用 init_char_rnn 生成")
+    return P
+
+
+def _lm_ids(ids, V, name):
+    a = np.asarray(ids)
+    a = a.astype(np.int64) if a.size == 0 else a  # 空列表默认是 float
+    if a.dtype.kind not in "iu":
+        raise TypeError(f"{name} 必须是整数编号，收到 dtype {a.dtype}")
+    if a.size and (a.min() < 0 or a.max() >= V):
+        raise ValueError(f"{name} 必须在 0..{V - 1} 之间，收到 {a.min()}..{a.max()}")
+    return a
+
+
+def _lm_forward(P, x, h0):
+    """x (B, T) → 每步隐藏状态 (B, T, H)、最后状态、每步的中间量。"""
+    gx = P["E"][x] @ P["Wx"] + P["bx"]
+    h, cores, hs = h0, [], np.empty(x.shape + (h0.shape[1],), h0.dtype)
+    for t in range(x.shape[1]):
+        h, core = _gru_core(gx[:, t], h, P["Wh"], P["bh"])
+        cores.append(core)
+        hs[:, t] = h
+    return hs, h, cores
+
+
+def _softmax_nll(P, hs, y):
+    """输出层：返回 (每个位置正确字符的负对数概率, softmax 概率)。exp 只算一遍（它是最慢的一步）。"""
+    z = hs @ P["W_out"] + P["b_out"]
+    z -= z.max(axis=-1, keepdims=True)
+    zt = np.take_along_axis(z, y[..., None], axis=-1)[..., 0]
+    e = np.exp(z, out=z)
+    s = e.sum(axis=-1, keepdims=True)
+    e /= s
+    return np.log(s[..., 0]) - zt, e
+
+
+def char_lm_loss_and_grads(params, x, y, h0=None):
+    """一批窗口上的平均交叉熵（每个位置预测下一个字符）与梯度（BPTT）。教学位置：第 11.1—11.2 节。
+
+    x、y 形状 (B, T)，y 是 x 错开一位的下一个字符；h0 为上一段带过来的状态（None 为零）。
+    返回 (loss, grads, h_last)；h_last 可作为下一段的 h0（截断的 BPTT：梯度不穿过段的边界）。
+    """
+    P = _lm_params(params)
+    V, H = P["W_out"].shape[1], P["Wh"].shape[0]
+    x, y = _lm_ids(x, V, "x"), _lm_ids(y, V, "y")
+    if x.ndim != 2 or x.shape != y.shape or x.shape[1] == 0:
+        raise ValueError(f"x 与 y 必须是同形状的 (B, T)，收到 {x.shape} 与 {y.shape}")
+    B, T = x.shape
+    h0 = np.zeros((B, H), P["Wh"].dtype) if h0 is None else _mat(h0, "h0", (B, H))
+    hs, h_last, cores = _lm_forward(P, x, h0)
+    nll, dz = _softmax_nll(P, hs, y)
+    loss = float(nll.mean(dtype=np.float64))
+    dz = dz.reshape(B * T, V)
+    dz[np.arange(B * T), y.reshape(-1)] -= 1
+    dz /= B * T
+    hf = hs.reshape(B * T, H)
+    g = {"W_out": hf.T @ dz, "b_out": dz.sum(0), "Wh": np.zeros_like(P["Wh"]), "bh": np.zeros_like(P["bh"])}
+    dhs = (dz @ P["W_out"].T).reshape(B, T, H)
+    dgx = np.empty((B, T, 3 * H), hs.dtype)
+    dh = np.zeros_like(h0)
+    for t in range(T - 1, -1, -1):
+        dgx[:, t], dh, dgh = _gru_core_backward(dh + dhs[:, t], cores[t], P["Wh"])
+        g["Wh"] += cores[t][0].T @ dgh
+        g["bh"] += dgh.sum(0)
+    d = P["Wx"].shape[0]
+    dgx = dgx.reshape(B * T, 3 * H)
+    g["Wx"] = P["E"][x].reshape(-1, d).T @ dgx
+    g["bx"] = dgx.sum(0)
+    g["E"] = np.zeros_like(P["E"])
+    np.add.at(g["E"], x.reshape(-1), dgx @ P["Wx"].T)
+    return loss, g, h_last
+
+
+def next_logits(params, prefix_ids) -> np.ndarray:
+    """从零状态读完 prefix_ids，返回下一个字符的分数 (V,)（softmax 前）。教学位置：第 11.3—11.4 节。
+
+    训练文本里评论之间用换行分隔，想从“一条评论的开头”写起，就在前面加上换行的编号。
+    """
+    P = _lm_params(params)
+    p = _lm_ids(prefix_ids, P["W_out"].shape[1], "prefix_ids").reshape(-1)
+    h = np.zeros((1, P["Wh"].shape[0]), P["Wh"].dtype)
+    if len(p):
+        h = _lm_forward(P, p[None], h)[1]
+    return (h @ P["W_out"] + P["b_out"])[0].astype(np.float64)
+
+
+def perplexity(params, ids, n_tracks: int = 1) -> float:
+    """困惑度 exp(平均负对数概率)：用 ids[:t] 预测 ids[t]，t = 1..N-1，状态一路带下去。教学位置：第 11.5 节。
+
+    n_tracks>1 时把长序列切成几段并行算（每段从零状态开始，结果略有不同，但快得多）。
+    """
+    P = _lm_params(params)
+    V, H = P["W_out"].shape[1], P["Wh"].shape[0]
+    ids = _lm_ids(ids, V, "ids").reshape(-1)
+    if len(ids) < 2:
+        raise ValueError("ids 至少要有 2 个字符（第一个作前文，之后的才被预测）")
+    check_positive(n_tracks, "n_tracks", integer=True)
+    n = len(ids) - 1
+    L = -(-n // n_tracks)
+    starts = range(0, n, L)
+    x = np.zeros((len(starts), L), np.int64)
+    y, m = np.zeros_like(x), np.zeros(x.shape, bool)
+    for r, s in enumerate(starts):
+        k = min(L, n - s)
+        x[r, :k], y[r, :k], m[r, :k] = ids[s:s + k], ids[s + 1:s + k + 1], True
+    h, total = np.zeros((len(starts), H), P["Wh"].dtype), 0.0
+    chunk = max(8, min(256, 2_000_000 // (len(starts) * V)))  # 每块的 logits 不超过约 8 MB
+    for s in range(0, L, chunk):
+        hs, h, _ = _lm_forward(P, x[:, s:s + chunk], h)
+        nll = _softmax_nll(P, hs, y[:, s:s + chunk])[0]
+        total += float(nll[m[:, s:s + chunk]].sum(dtype=np.float64))
+    return math.exp(total / n)
+
+
+@dataclass
+class CharRNNLM:
+    """train_char_rnn 的结果：参数字典与训练记录（每步的 step、loss、seconds）。教学位置：第 11 章。"""
+    params: dict
+    history: list = field(default_factory=list)
+
+    def loss_and_grads(self, x, y, h0=None):
+        return char_lm_loss_and_grads(self.params, x, y, h0)
+
+    def next_logits(self, prefix_ids) -> np.ndarray:
+        return next_logits(self.params, prefix_ids)
+
+    def perplexity(self, ids, n_tracks: int = 1) -> float:
+        return perplexity(self.params, ids, n_tracks)
+
+
+def train_char_rnn(ids, vocab_size: int, *, hidden: int = 128, dim: int = 32, seq_len: int = 32,
+                   batch_size: int = 16, steps: int = 1000, lr: float = 0.01, clip: float | None = 5.0,
+                   seed: int = 0, max_seconds: float | None = None, progress: bool = False) -> CharRNNLM:
+    """训练字符级 GRU 语言模型（Adam，float32，截断 BPTT）。教学位置：第 11 章。
+
+    ids 是整段文本的字符编号。把它切成 batch_size 条并排的长轨道，每步取每条轨道接下来的 seq_len 个字符，
+    隐藏状态从上一段带过来（梯度不穿过段边界）；走完一遍后换一个随机起点再来。
+    到 steps 步或 max_seconds 秒（先到为准）停止。
+    """
+    for name, v in (("hidden", hidden), ("dim", dim), ("seq_len", seq_len), ("batch_size", batch_size),
+                    ("steps", steps)):
+        check_positive(v, name, integer=True)
+    check_positive(lr, "lr")
+    if max_seconds is not None:
+        check_positive(max_seconds, "max_seconds")
+    ids = _lm_ids(ids, vocab_size, "ids").reshape(-1)
+    track = (len(ids) - 1 - seq_len) // batch_size
+    if track < seq_len:
+        raise ValueError(f"文本太短：{len(ids)} 个字符不够切成 {batch_size} 条、每条至少 seq_len={seq_len} 的轨道")
+    P = init_char_rnn(vocab_size, hidden, dim, seed)
+    rng, state, history = np.random.default_rng(seed), {}, []
+    pos, h, t0 = track, None, time.perf_counter()
+    it = range(steps)
+    if progress:
+        from tqdm.auto import tqdm  # 只在需要进度条时导入
+        it = tqdm(it, desc="训练步数")
+    for step in it:
+        if pos + seq_len > track:  # 新一遍：起点随机错开 0..seq_len-1 个字符，状态清零
+            base = int(rng.integers(0, seq_len)) + np.arange(batch_size) * track
+            pos, h = 0, None
+        x = ids[base[:, None] + pos + np.arange(seq_len)]
+        y = ids[base[:, None] + pos + 1 + np.arange(seq_len)]
+        loss, g, h = char_lm_loss_and_grads(P, x, y, h)
+        pos += seq_len
+        if clip is not None:
+            g, _ = clip_by_global_norm(g, clip)
+        _adam(P, g, state, lr)
+        history.append({"step": step + 1, "loss": loss, "seconds": time.perf_counter() - t0})
+        if max_seconds is not None and history[-1]["seconds"] >= max_seconds:
+            break
+    return CharRNNLM(P, history)

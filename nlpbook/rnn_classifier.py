@@ -1,0 +1,240 @@
+"""第 8.4 节：Elman RNN 影评分类器，手写随时间反向传播（BPTT），Adam 训练。
+
+形状约定同 rnn 模块（按行排批量）。padding 位置把状态原样传下去，所以补多少个 <PAD> 都不改变结果。
+不做的事：不做多层、双向或注意力；梯度全部手写并用有限差分检验。
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._checks import check_positive
+from .functional import binary_cross_entropy, sigmoid
+from .rnn import _arr, init_cell_params
+
+__all__ = ["pad_batch", "init_rnn_classifier", "predict_proba", "loss_and_grads", "hidden_grad_norms",
+           "clip_by_global_norm", "RNNClassifier", "train_rnn_classifier"]
+
+
+# ---------- 第 8.4 节：Elman RNN 影评分类器（手写 BPTT） ----------
+CLS_KEYS = ("E", "Wx", "Wh", "b", "w_out", "b_out")
+
+
+def pad_batch(seqs, pad_id: int = 0, max_len: int | None = None):
+    """把变长的编号序列补齐成 (ids (B, T) int64, mask (B, T) bool)；max_len 给定时只保留前 max_len 个。
+
+    教学位置：第 18.3 节（padding 与掩码）。例：[[5, 2], [7]] -> ids [[5, 2], [7, 0]]，mask [[T, T], [T, F]]
+    """
+    if max_len is not None:
+        check_positive(max_len, "max_len", integer=True)
+    seqs = [list(s)[:max_len] for s in seqs]
+    if not seqs or min(len(s) for s in seqs) == 0:
+        raise ValueError("seqs 不能为空，且每个序列至少要有一个 token")
+    T = max(len(s) for s in seqs)
+    ids = np.full((len(seqs), T), pad_id, dtype=np.int64)
+    mask = np.zeros((len(seqs), T), dtype=bool)
+    for r, s in enumerate(seqs):
+        ids[r, :len(s)], mask[r, :len(s)] = s, True
+    return ids, mask
+
+
+def init_rnn_classifier(vocab_size: int, dim: int = 32, hidden: int = 32, seed: int = 0,
+                        dtype=np.float32) -> dict:
+    """分类器参数：词向量表 E (V, dim)、Wx (dim, hidden)、Wh (hidden, hidden)、b、w_out (hidden,)、b_out（0 维）。
+
+    教学位置：第 8.4 节。
+    """
+    check_positive(vocab_size, "vocab_size", integer=True)
+    P = init_cell_params("rnn", dim, hidden, seed, dtype)
+    rng = np.random.default_rng([seed, 1])
+    P["E"] = (0.1 * rng.standard_normal((vocab_size, dim))).astype(dtype)
+    P["w_out"] = (rng.uniform(-1, 1, hidden) / math.sqrt(hidden)).astype(dtype)
+    P["b_out"] = np.zeros((), dtype)
+    return P
+
+
+def _cls_check(params, ids, mask, y=None):
+    P = getattr(params, "params", params)
+    if not isinstance(P, dict) or any(k not in P for k in CLS_KEYS):
+        raise ValueError(f"分类器参数必须是含 {CLS_KEYS} 的字典；可用 init_rnn_classifier 生成")
+    V, d = P["E"].shape
+    H = P["Wh"].shape[0]
+    for k, s in (("Wx", (d, H)), ("Wh", (H, H)), ("b", (H,)), ("w_out", (H,)), ("b_out", ())):
+        if np.shape(P[k]) != s:
+            raise ValueError(f"{k} 的形状应为 {s}，收到 {np.shape(P[k])}")
+    ids, mask = np.asarray(ids), np.asarray(mask)
+    if ids.dtype.kind not in "iu" or ids.ndim != 2:
+        raise TypeError(f"ids 必须是 (batch, T) 的整数编号数组，收到 dtype {ids.dtype}、形状 {ids.shape}")
+    if ids.size and (ids.min() < 0 or ids.max() >= V):
+        raise ValueError(f"ids 必须在 0..{V - 1} 之间，收到 {ids.min()}..{ids.max()}")
+    if mask.dtype != bool or mask.shape != ids.shape:
+        raise ValueError(f"mask 必须是与 ids 同形状 {ids.shape} 的布尔数组（True 为真实 token），"
+                         f"收到 dtype {mask.dtype}、形状 {mask.shape}")
+    if not mask.any(axis=1).all():
+        raise ValueError("有的句子 mask 全为 False（没有真实 token），最终状态无定义")
+    if y is not None:
+        y = np.asarray(y, dtype=float).reshape(-1)
+        if y.shape != (ids.shape[0],) or np.any((y != 0) & (y != 1)):
+            raise ValueError(f"y 必须是 {ids.shape[0]} 个 0（差评）或 1（好评）")
+    return P, ids, mask, y
+
+
+def _cls_forward(P, ids, mask):
+    """逐步更新状态；padding 位置（mask=False）状态原样带过，所以最终状态 = 最后一个真实词处的状态。"""
+    xs = P["E"][ids]
+    xw = xs @ P["Wx"] + P["b"]
+    B, T = ids.shape
+    hs = np.zeros((T + 1, B, P["Wh"].shape[0]), P["Wh"].dtype)
+    hn = np.empty_like(hs[1:])
+    for t in range(T):
+        hn[t] = np.tanh(xw[:, t] + hs[t] @ P["Wh"])
+        hs[t + 1] = np.where(mask[:, t, None], hn[t], hs[t])
+    return hs[T] @ P["w_out"] + P["b_out"], (xs, hs, hn)
+
+
+def predict_proba(params, ids, mask) -> np.ndarray:
+    """好评概率 sigmoid(w_out · h_最终 + b_out)，形状 (batch,)。教学位置：第 8.4 节。"""
+    P, ids, mask, _ = _cls_check(params, ids, mask)
+    return sigmoid(_cls_forward(P, ids, mask)[0])
+
+
+def _cls_backward(P, ids, mask, y):
+    logits, (xs, hs, hn) = _cls_forward(P, ids, mask)
+    loss = float(np.mean(binary_cross_entropy(logits=logits, y=y)))
+    B, T = ids.shape
+    dt = P["Wh"].dtype
+    dlogit = ((sigmoid(logits) - y) / B).astype(dt)
+    g = {"w_out": hs[T].T @ dlogit, "b_out": dlogit.sum(), "Wh": np.zeros_like(P["Wh"])}
+    dh = dlogit[:, None] * P["w_out"]
+    dxw = np.zeros_like(hn)
+    norms = np.empty(T)
+    for t in range(T - 1, -1, -1):
+        norms[t] = np.linalg.norm(dh)  # ‖∂L/∂h_t‖
+        m = mask[:, t, None]
+        da = np.where(m, dh * (1 - hn[t] * hn[t]), 0)
+        g["Wh"] += hs[t].T @ da
+        dxw[t] = da
+        dh = np.where(m, 0, dh) + da @ P["Wh"].T
+    dxw = dxw.transpose(1, 0, 2)  # (B, T, H)
+    d, H = P["Wx"].shape
+    g["Wx"] = xs.reshape(-1, d).T @ dxw.reshape(-1, H)
+    g["b"] = dxw.sum((0, 1))
+    g["E"] = np.zeros_like(P["E"])
+    np.add.at(g["E"], ids.reshape(-1), (dxw @ P["Wx"].T).reshape(-1, d))  # 重复的词要累加
+    g["b_out"] = np.asarray(g["b_out"], dt)
+    return loss, g, norms
+
+
+def loss_and_grads(params, ids, mask, y):
+    """平均二分类交叉熵与所有参数的梯度（手写的沿时间反向传播 BPTT）。教学位置：第 8.4—8.5 节。
+
+    ids (B, T) 整数，mask (B, T) 布尔，y (B,) 取 0/1。返回 (loss, {键同参数的梯度})，梯度与参数同 dtype。
+    """
+    P, ids, mask, y = _cls_check(params, ids, mask, y)
+    loss, g, _ = _cls_backward(P, ids, mask, y)
+    return loss, g
+
+
+def hidden_grad_norms(params, ids, mask, y) -> np.ndarray:
+    """每个时间步 ‖∂L/∂h_t‖（对整批求范数），形状 (T,)。教学位置：第 8.5 节（梯度消失/爆炸）。
+
+    越早的位置离损失越远；|Wh| 小时越往前越小（消失），大时可能越往前越大（爆炸）。
+    画图时建议用等长、无 padding 的一批句子。
+    """
+    P, ids, mask, y = _cls_check(params, ids, mask, y)
+    return _cls_backward(P, ids, mask, y)[2]
+
+
+def _global_norm(grads: dict) -> float:
+    norm = math.sqrt(sum(float(np.sum(np.square(g, dtype=np.float64))) for g in grads.values()))
+    if not math.isfinite(norm):
+        raise ValueError("梯度含 NaN 或无穷大（可能学习率太大、发生了梯度爆炸）")
+    return norm
+
+
+def clip_by_global_norm(grads: dict, max_norm: float):
+    """全部梯度拼成一个向量，范数超过 max_norm 就等比例缩小。返回 (新梯度, 缩放前的范数)。教学位置：第 8.5 节。
+
+    例：梯度 {'a': [3, 4]}，max_norm=1 -> {'a': [0.6, 0.8]}，范数 5
+    """
+    check_positive(max_norm, "max_norm")
+    if not isinstance(grads, dict) or not grads:
+        raise TypeError("grads 必须是非空的 {名字: 梯度数组} 字典")
+    grads = {k: _arr(g, f"grads[{k!r}]") for k, g in grads.items()}
+    norm = _global_norm(grads)
+    if norm <= max_norm:
+        return grads, norm
+    s = max_norm / norm
+    return {k: (g * s).astype(g.dtype) for k, g in grads.items()}, norm
+
+
+def _adam(P, g, state, lr, b1=0.9, b2=0.999, eps=1e-8):
+    """Adam 一步（原地更新 P）。"""
+    state["t"] = t = state.get("t", 0) + 1
+    step = lr * math.sqrt(1 - b2 ** t) / (1 - b1 ** t)
+    for k, gk in g.items():
+        m = state.setdefault("m_" + k, np.zeros_like(gk))
+        v = state.setdefault("v_" + k, np.zeros_like(gk))
+        m *= b1
+        m += (1 - b1) * gk
+        v *= b2
+        v += (1 - b2) * gk * gk
+        P[k] -= step * m / (np.sqrt(v) + eps)
+
+
+@dataclass
+class RNNClassifier:
+    """train_rnn_classifier 的结果：参数字典与每轮的记录。教学位置：第 8.4 节。"""
+    params: dict
+    history: list = field(default_factory=list)
+
+    def predict_proba(self, ids, mask) -> np.ndarray:
+        return predict_proba(self.params, ids, mask)
+
+    def predict(self, ids, mask, threshold: float = 0.5) -> np.ndarray:
+        return (self.predict_proba(ids, mask) >= threshold).astype(int)
+
+
+def train_rnn_classifier(train_ids, train_y, vocab_size: int, *, dim: int = 32, hidden: int = 32,
+                         epochs: int = 3, lr: float = 0.005, batch_size: int = 32, clip: float | None = 5.0,
+                         max_len: int | None = 100, seed: int = 0, val_ids=None, val_y=None,
+                         progress: bool = False) -> RNNClassifier:
+    """用 Adam 训练 Elman RNN 分类器（float32；每轮按 seed 打乱；clip 为全局梯度范数上限，None 不裁剪）。
+
+    教学位置：第 8.4 节。train_ids 是编号序列的列表（长短不一，每批内补齐；只保留前 max_len 个词），
+    编号 0 约定为 <PAD>。history 每轮一行：train_loss（本轮各批平均）、grad_norm（裁剪前平均），
+    给了验证集时还有 val_loss、val_acc。
+    """
+    y = np.asarray(train_y, dtype=float).reshape(-1)
+    if len(y) != len(train_ids):
+        raise ValueError(f"train_y 有 {len(y)} 个标签，train_ids 却有 {len(train_ids)} 个序列")
+    for name, v in (("epochs", epochs), ("batch_size", batch_size)):
+        check_positive(v, name, integer=True)
+    check_positive(lr, "lr")
+    P = init_rnn_classifier(vocab_size, dim, hidden, seed)
+    rng, state, history = np.random.default_rng(seed), {}, []
+    epoch_iter = range(epochs)
+    if progress:
+        from tqdm.auto import tqdm  # 只在需要进度条时导入
+        epoch_iter = tqdm(epoch_iter, desc="训练轮次")
+    for epoch in epoch_iter:
+        order, losses, norms = rng.permutation(len(y)), [], []
+        for s in range(0, len(y), batch_size):
+            idx = order[s:s + batch_size]
+            ids, mask = pad_batch([train_ids[i] for i in idx], max_len=max_len)
+            loss, g = loss_and_grads(P, ids, mask, y[idx])
+            g, n = clip_by_global_norm(g, clip) if clip is not None else (g, _global_norm(g))
+            _adam(P, g, state, lr)
+            losses.append(loss)
+            norms.append(n)
+        row = {"epoch": epoch + 1, "train_loss": float(np.mean(losses)), "grad_norm": float(np.mean(norms))}
+        if val_ids is not None:
+            ids, mask = pad_batch(val_ids, max_len=max_len)
+            p = predict_proba(P, ids, mask)
+            yv = np.asarray(val_y, dtype=float)
+            row["val_loss"] = float(np.mean(binary_cross_entropy(p=np.clip(p, 1e-7, 1 - 1e-7), y=yv)))
+            row["val_acc"] = float(np.mean((p >= 0.5) == yv))
+        history.append(row)
+    return RNNClassifier(P, history)
