@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 import math
 
-__all__ = ["line_chart", "scatter_chart", "PALETTE"]
+__all__ = ["line_chart", "scatter_chart", "bar_chart", "PALETTE"]
 
 PALETTE = ("#4477AA", "#EE6677", "#228833", "#CCBB44", "#66CCEE", "#AA3377")  # Tol，色盲友好
 
@@ -118,6 +118,55 @@ def scatter_chart(points, labels, *, highlight: dict | None = None, arrows=(), t
         weight = ' font-weight="bold"' if on else ""
         out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r}" fill="{color}"/>'
                    f'<text x="{x + 6:.1f}" y="{y - 4:.1f}" fill="{"#000" if on else "#555"}"{weight}>'
+                   f'{e(lab)}</text>')
+    out.append("</svg>")
+    return "".join(out)
+
+
+def bar_chart(labels, series: dict, *, title: str = "", ylabel: str = "", ymax: float | None = None,
+              fmt: str = "{:.2f}", width: int = 460, height: int = 240) -> str:
+    """分组条形图 SVG：series 为 {图例: 每个标签一个值}。例如“过滤前/过滤后”的下一词概率。
+
+    ymax 固定纵轴上限（拖动滑块时坐标不乱跳）；值标在柱顶（fmt 为空串则不标）。
+    """
+    labels = [str(s) for s in labels]
+    if not labels or not series:
+        raise ValueError("labels 和 series 都不能为空")
+    for name, vals in series.items():
+        if len(vals) != len(labels):
+            raise ValueError(f"series[{name!r}] 有 {len(vals)} 个值，labels 有 {len(labels)} 个")
+        if not all(math.isfinite(float(v)) for v in vals):
+            raise ValueError(f"series[{name!r}] 里有非有限值")
+    top = ymax if ymax is not None else max(max(float(v) for v in vals) for vals in series.values())
+    top = top if top > 0 else 1.0
+    left, right, head, bottom = 44, 10, 34, 36
+    pw, ph = width - left - right, height - head - bottom
+    group = pw / len(labels)
+    bw = group * 0.8 / len(series)
+    e = html.escape
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" style="font-family:sans-serif;font-size:11px">',
+           f'<text x="{width / 2:.1f}" y="14" text-anchor="middle" font-size="13">{e(title)}</text>',
+           f'<line x1="{left}" y1="{head + ph}" x2="{left + pw}" y2="{head + ph}" stroke="#333"/>']
+    for t in _ticks(0, top, 4):
+        y = head + ph - t / top * ph
+        out.append(f'<text x="{left - 4}" y="{y + 4:.1f}" text-anchor="end">{t:g}</text>'
+                   f'<line x1="{left}" y1="{y:.1f}" x2="{left + pw}" y2="{y:.1f}" stroke="#eee"/>')
+    out.append(f'<text x="10" y="{head + ph / 2:.1f}" text-anchor="middle" '
+               f'transform="rotate(-90 10 {head + ph / 2:.1f})">{e(ylabel)}</text>')
+    for k, (name, vals) in enumerate(series.items()):
+        color = PALETTE[k % len(PALETTE)]
+        out.append(f'<rect x="{left + 6 + 90 * k}" y="20" width="10" height="10" fill="{color}"/>'
+                   f'<text x="{left + 20 + 90 * k}" y="29">{e(str(name))}</text>')
+        for i, v in enumerate(vals):
+            h = min(float(v), top) / top * ph
+            x = left + i * group + group * 0.1 + k * bw
+            out.append(f'<rect x="{x:.1f}" y="{head + ph - h:.1f}" width="{bw:.1f}" height="{h:.1f}" fill="{color}"/>')
+            if fmt and float(v) > 0:
+                out.append(f'<text x="{x + bw / 2:.1f}" y="{head + ph - h - 2:.1f}" text-anchor="middle" '
+                           f'font-size="9">{fmt.format(float(v))}</text>')
+    for i, lab in enumerate(labels):
+        out.append(f'<text x="{left + (i + 0.5) * group:.1f}" y="{head + ph + 14}" text-anchor="middle">'
                    f'{e(lab)}</text>')
     out.append("</svg>")
     return "".join(out)

@@ -30,3 +30,11 @@ def test_overflow_is_marked_not_crashing():
 def test_errors(args, match):
     with pytest.raises(ValueError, match=match):
         line_chart(*args)
+
+
+def test_bar_chart():
+    from nlpbook.svgplot import bar_chart
+    svg = bar_chart(["电影", "音乐", "香蕉"], {"过滤前": [0.6, 0.3, 0.1], "过滤后": [2 / 3, 1 / 3, 0]}, ymax=1)
+    assert svg.count("<rect") == 2 + 6 and "0.67" in svg and "香蕉" in svg
+    with pytest.raises(ValueError, match="有 2 个值"):
+        bar_chart(["a"], {"x": [1, 2]})

@@ -85,3 +85,51 @@ def test_skipgram_window_updates():
     assert "共产生 <b>10</b>" in w.view.value and "（看, 我）" in w.view.value
     w.text.value = "猫"
     assert "共产生 <b>0</b>" in w.view.value
+
+
+def test_decay_panel_updates():
+    from nlpbook.widgets.decay_slider import DecayPanel
+    p = DecayPanel(decay=0.5, steps=10)
+    assert "0.000977" in p.view.value and "2.250" in p.view.value and "1.500" in p.view.value
+    p.steps.value = 20
+    assert "9.54e-07" in p.view.value
+    p.decay.value = 1.2
+    assert "爆炸" in p.view.value
+
+
+def test_lstm_gate_panel_updates():
+    from nlpbook.widgets.lstm_gates import LSTMGatePanel
+    p = LSTMGatePanel()
+    assert "<b>0.820</b>" in p.view.value and "<b>0.473</b>" in p.view.value
+    p.f.value, p.i.value = 1.0, 0.0  # 小练习：记忆原样保留
+    assert "新记忆 c = 1×0.8 + 0×0.5 = <b>0.800</b>" in p.view.value
+
+
+def test_conv_window_panel_updates():
+    from nlpbook.widgets.conv_window import ConvWindowPanel
+    p = ConvWindowPanel()
+    assert p.view.value.count("窗口 ") == 3 and "<b>3</b>" in p.view.value and "不能" in p.view.value
+    p.layers.value = 10
+    assert "<b>21</b>" in p.view.value and "不能" not in p.view.value
+    p.width.value = 5
+    assert p.view.value.count("窗口 ") == 1
+
+
+def test_generation_panel_updates():
+    from nlpbook.charlm import CharNGramLM
+    from nlpbook.widgets.generation_panel import GenerationPanel
+    lm = CharNGramLM(n=2, min_count=1).fit(["我喜欢电影", "我喜欢音乐", "我喜欢电影", "我爱香蕉"])
+    p = GenerationPanel(lm.next_logits, lm.encode, lm.decode, lm.vocab, prompt="我喜欢", max_new_tokens=5)
+    first = p.view.value
+    assert "<svg" in first and first.count("<li>") == 3
+    p.temperature.value = 0.0  # 贪心：三段续写相同
+    greedy = p.view.value
+    items = [x.split("</li>")[0] for x in greedy.split("<li>")[1:]]
+    assert greedy != first and len(set(items)) == 1
+    p.temperature.value = 1.0
+    p.top_k.value = 1
+    assert "还剩 <b>1</b> 个候选" in p.view.value
+    p.top_k.value, p.top_p.value = 0, 0.5
+    assert "top-p=0.5" in p.view.value
+    p.seed.value = 7
+    assert p.view.value != first

@@ -1,0 +1,41 @@
+"""衰减滑块（第 8.5 节）：记录每步乘以同一个系数，早期词的影响怎样随步数消失（或爆炸）。"""
+from __future__ import annotations
+
+import ipywidgets as W
+
+from ..rnn import decay_influence, toy_record
+from ..svgplot import line_chart
+
+TOY_FEATURES = {"猫": 1.0, "追": 0.0, "狗": 2.0}
+
+
+def decay_html(decay: float, steps: int) -> str:
+    """影响力 decay^t 的曲线、第 steps 步的数值，以及猫追狗/狗追猫在该系数下的最终记录。"""
+    xs = list(range(steps + 1))
+    curve = line_chart(xs, {f"系数 {decay:g}": [decay_influence(decay, t) for t in xs]},
+                       title="第 1 个词的影响经过 t 次更新后还剩多少", xlabel="后面又读了几个词 t",
+                       ylabel="影响（倍数）", width=420, height=230)
+    a = toy_record([TOY_FEATURES[w] for w in "猫追狗"], decay=decay)
+    b = toy_record([TOY_FEATURES[w] for w in "狗追猫"], decay=decay)
+    kind = "逐步消失（梯度消失的直觉）" if decay < 1 else "保持不变" if decay == 1 else "越来越大（梯度爆炸的直觉）"
+    return (curve + f"<div>系数 {decay:g} 连乘 {steps} 次 = <b>{decay_influence(decay, steps):.3g}</b>：{kind}。</div>"
+            f"<div>新记录 = 旧记录×{decay:g} + 特征：猫追狗 → {a[-1]:.3f}，狗追猫 → {b[-1]:.3f}"
+            f"{'（两句仍可区分）' if abs(a[-1] - b[-1]) > 1e-9 else '（两句变得一样了）'}</div>")
+
+
+class DecayPanel:
+    """系数滑块和步数滑块；``view`` 显示曲线与数字。"""
+
+    def __init__(self, decay: float = 0.5, steps: int = 10):
+        style = {"description_width": "initial"}
+        self.decay = W.FloatSlider(value=decay, min=0.0, max=1.5, step=0.05, description="每步乘的系数",
+                                   readout_format=".2f", style=style)
+        self.steps = W.IntSlider(value=steps, min=1, max=30, description="步数", style=style)
+        self.view = W.HTML()
+        for c in (self.decay, self.steps):
+            c.observe(lambda _: self.update(), names="value")
+        self.update()
+        self.widget = W.VBox([W.HBox([self.decay, self.steps]), self.view])
+
+    def update(self) -> None:
+        self.view.value = decay_html(round(float(self.decay.value), 2), int(self.steps.value))
