@@ -6,7 +6,8 @@ import pytest
 
 CORE = ["functional", "text", "tokenizers", "linear", "rules", "sparse", "svgplot", "examples",
         "ngram", "embedding", "word2vec", "granularity", "decoding", "charlm", "attention", "attention_demo",
-        "cost", "rnn", "rnn_classifier", "char_rnn", "cnn"]
+        "cost", "rnn", "rnn_classifier", "char_rnn", "cnn", "tagging", "retrieval", "objectives",
+        "naive_bayes"]
 
 
 @pytest.mark.parametrize("module", CORE + ["datasets"])
