@@ -1,0 +1,108 @@
+"""KV cache 计算器（第 14.5—14.6 节）：把公式里的每个数做成旋钮，看缓存有多大，MHA / GQA / MQA 各差多少。
+
+公式与字节数全部来自 cost.kv_cache_bytes / kv_cache_comparison；这里只负责控件、代入数字的算式和条形图。
+默认值是课文第 14.5 节的设置：1 条序列、32 层、8,192 个 token、8 个 KV head（32 个 Query head 分 8 组的 GQA）、
+每头 128 维、每个数 2 字节 → 1 GiB。
+"""
+from __future__ import annotations
+
+import html
+
+import ipywidgets as W
+
+from ..cost import format_bytes, kv_cache_bytes, kv_cache_comparison, kv_heads
+from ..svgplot import bar_chart
+
+__all__ = ["KINDS", "BYTES_OPTIONS", "divisors", "kv_cache_html", "KVCachePanel"]
+
+KINDS = ("MHA", "GQA", "MQA")
+BYTES_OPTIONS = (("4（float32）", 4), ("2（float16 / bfloat16）", 2), ("1（8 位量化）", 1), ("0.5（4 位量化）", 0.5))
+_KIND_NOTE = {"MHA": "普通多头注意力：每个 Query head 都有自己的一份 K/V",
+              "GQA": "分组查询注意力：同组的 Query head 共享一份 K/V",
+              "MQA": "多查询注意力：所有 Query head 共享同一份 K/V"}
+
+
+def divisors(n: int) -> list[int]:
+    """n 的全部正约数（GQA 的组数必须整除 Query head 数）。例：divisors(12) → [1, 2, 3, 4, 6, 12]"""
+    return [g for g in range(1, n + 1) if n % g == 0]
+
+
+def _unit(values) -> tuple[str, int]:
+    top = max(values)
+    for name, size in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
+        if top >= size:
+            return name, size
+    return "B", 1
+
+
+def kv_cache_html(batch: int = 1, layers: int = 32, tokens: int = 8192, n_heads: int = 32, head_dim: int = 128,
+                  bytes_per_number=2, kind: str = "GQA", groups: int = 8) -> str:
+    """代入数字的算式、所选注意力的 KV cache 大小，以及 MHA / GQA / MQA 的条形图。"""
+    h_kv = kv_heads(kind, n_heads, groups)
+    total = kv_cache_bytes(batch, layers, tokens, h_kv, head_dim, bytes_per_number)
+    cmp = kv_cache_comparison(batch, layers, tokens, n_heads, head_dim, groups, bytes_per_number)
+    unit, size = _unit(cmp.values())
+    labels = [f"MHA（{n_heads} 个 KV head）", f"GQA（{groups} 组 → {groups} 个）", "MQA（1 个）"]
+    chart = bar_chart(labels, {f"KV cache（{unit}）": [cmp[k] / size for k in KINDS]},
+                      title=f"同样 {n_heads} 个 Query head，要缓存的 K/V 有多少", ylabel=unit, fmt="{:.3g}",
+                      ymax=1.2 * cmp["MHA"] / size,  # 顶部留白：图例和柱顶的数字不重叠
+                      width=460, height=230)
+    formula = (f"2 × {batch} × {layers} × {tokens:,} × <b>{h_kv}</b> × {head_dim} × {bytes_per_number:g} 字节"
+               f" = <b>{total:,}</b> 字节 = <b>{html.escape(format_bytes(total))}</b>")
+    legend = ("2（K 和 V）× 序列数 × 层数 × 已缓存 token 数 × <b>KV head 数</b> × 每头维度 × 每个数的字节数")
+    ratio = round(cmp["MHA"] / total)  # KV head 数整除 Query head 数，所以是整数倍
+    versus = "与 MHA 相同" if ratio == 1 else f"是 MHA 的 1/{ratio}"
+    return (f"<div><b>{kind}</b>：{_KIND_NOTE[kind]}，要缓存 <b>{h_kv}</b> 个 KV head。</div>"
+            f"<div style='margin:4px 0;color:#555'>{legend}</div>"
+            f"<div style='font-family:monospace;margin:4px 0'>{formula}</div>"
+            f"<div>{versus}。只算缓存张量本身：不含模型权重、预分配空位、分页元数据、量化尺度等开销。</div>" + chart)
+
+
+class KVCachePanel:
+    """序列数、层数、token 数、Query head 数、每头维度的滑块，字节数下拉框，MHA / GQA / MQA 切换和 GQA 组数。
+
+    ``view`` 显示算式、大小与条形图。组数的选项随 Query head 数变化（只列出它的约数）。
+    """
+
+    def __init__(self, batch: int = 1, layers: int = 32, tokens: int = 8192, n_heads: int = 32, head_dim: int = 128,
+                 bytes_per_number=2, kind: str = "GQA", groups: int = 8):
+        style = {"description_width": "initial"}
+        self.batch = W.IntSlider(value=batch, min=1, max=64, description="同时处理的序列数", style=style)
+        self.layers = W.IntSlider(value=layers, min=1, max=128, description="层数", style=style)
+        self.tokens = W.IntSlider(value=tokens, min=256, max=131_072, step=256, description="已缓存 token 数",
+                                  style=style, layout=W.Layout(width="420px"))
+        self.n_heads = W.IntSlider(value=n_heads, min=1, max=128, description="Query head 数", style=style)
+        self.head_dim = W.IntSlider(value=head_dim, min=16, max=256, step=16, description="每头维度", style=style)
+        self.bytes_per_number = W.Dropdown(options=BYTES_OPTIONS, value=bytes_per_number, description="每个数的字节",
+                                           style=style)
+        self.kind = W.ToggleButtons(options=KINDS, value=kind, description="注意力", style=style)
+        self.groups = W.Dropdown(options=divisors(n_heads), value=groups, description="GQA 组数", style=style,
+                                 layout=W.Layout(width="200px"))
+        self.view = W.HTML()
+        self._busy = False
+        for c in (self.batch, self.layers, self.tokens, self.head_dim, self.bytes_per_number, self.kind, self.groups):
+            c.observe(lambda _: self.update(), names="value")
+        self.n_heads.observe(lambda _: self._heads_changed(), names="value")
+        self.update()
+        self.widget = W.VBox([W.HBox([self.batch, self.layers]), W.HBox([self.tokens, self.head_dim]),
+                              W.HBox([self.n_heads, self.groups]), W.HBox([self.kind, self.bytes_per_number]),
+                              self.view])
+
+    def _heads_changed(self) -> None:
+        """Query head 数变了：组数只能取它的约数，原来的组数不再整除时取不超过它的最大约数。"""
+        h, g = int(self.n_heads.value), int(self.groups.value)
+        opts = divisors(h)
+        self._busy = True
+        try:
+            self.groups.options = opts
+            self.groups.value = g if g in opts else max(d for d in opts if d <= g)
+        finally:
+            self._busy = False
+        self.update()
+
+    def update(self) -> None:
+        if self._busy:
+            return
+        self.view.value = kv_cache_html(int(self.batch.value), int(self.layers.value), int(self.tokens.value),
+                                        int(self.n_heads.value), int(self.head_dim.value),
+                                        self.bytes_per_number.value, self.kind.value, int(self.groups.value))
