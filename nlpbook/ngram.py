@@ -35,6 +35,7 @@ class NGramModel:
         self._fixed_vocab = None if vocab is None else check_tokens(vocab, "vocab")
         self._add_eos = add_eos
         self.counts: dict[tuple, Counter] = defaultdict(Counter)
+        self.totals: dict[tuple, int] = {}  # 每个前文出现的总次数（fit 时算好，prob 不必每次求和）
         self.vocab: list[str] = []
 
     def fit(self, corpus: Iterable[Sequence[str]]) -> "NGramModel":
@@ -51,6 +52,7 @@ class NGramModel:
                 seen.setdefault(toks[i], None)
         if n_sent == 0:
             raise ValueError("corpus 不能为空：至少需要一个句子")
+        self.totals = {ctx: sum(c.values()) for ctx, c in self.counts.items()}
         if self._fixed_vocab is not None:
             vocab = list(dict.fromkeys(self._fixed_vocab))
             if self._add_eos and EOS not in vocab:
@@ -77,12 +79,12 @@ class NGramModel:
         ctx = self._context(context)
         if self._fixed_vocab is not None and word not in self.vocab:
             raise ValueError(f"{word!r} 不在候选词表里；候选是 {self.vocab}")
-        c = self.counts.get(ctx, Counter())
-        total = sum(c.values())
+        c = self.counts.get(ctx)
+        total = self.totals.get(ctx, 0)
         denom = total + self.k * len(self.vocab)
         if denom == 0:
             raise ValueError(f"前文 {list(ctx)} 在训练语料里从没出现过，k=0 时概率无定义；请用 k>0 平滑")
-        return (c[word] + self.k) / denom
+        return ((c[word] if c else 0) + self.k) / denom
 
     def distribution(self, context: Sequence[str] = ()) -> dict[str, float]:
         """给定前文时，每个候选词的概率（和为 1）。"""
