@@ -343,35 +343,38 @@ def train_sgns(sentences_ids, vocab_size: int, counts, *, dim: int = 100, window
     keep = subsample_keep_prob(c, subsample) if subsample is not None else np.ones(V)
     model = SGNSModel(W_in, W_out)
     chunk = max(4096, 16 * batch_size)                 # 每段约这么多个（下采样后的）词
-    if progress:
-        from tqdm.auto import tqdm  # 只在需要进度条时导入
-        bar = tqdm(total=total_tok, desc="训练 SGNS（词）")
-    for epoch in range(epochs):
-        kept = np.flatnonzero(rng.random(n_tok) < keep[tokens])   # 下采样后留下的位置
-        toks, sent = tokens[kept], sent_of[kept]
-        reach = rng.integers(1, window + 1, size=len(toks))         # 动态窗口
-        start = 0
-        while start < len(toks):
-            end = int(np.searchsorted(sent, sent[min(start + chunk, len(toks)) - 1], side="right"))  # 到句末
-            ci, oi = _pair_positions(sent[start:end], reach[start:end], window)
-            if len(ci):
-                out_ids = np.empty((len(ci), negatives + 1), dtype=np.int64)
-                out_ids[:, 0] = toks[start:end][ci]        # 答案：中心词
-                out_ids[:, 1:] = np.searchsorted(cdf, rng.random((len(ci), negatives)), side="right")
-                inputs, done = toks[start:end][oi], epoch * n_tok + kept[start:end][ci]  # 输入：周围词
-                loss = 0.0
-                for b in range(0, len(ci), batch_size):
-                    alpha = np.float32(lr - (lr - min_lr) * done[b] / total_tok)
-                    loss += _sgns_batch(W_in, W_out, inputs[b:b + batch_size], out_ids[b:b + batch_size], alpha)
-                model.loss_history.append(loss / len(ci))
-                model.n_pairs += len(ci)
-            if progress:                               # 进度按原始词数计（含被下采样掉的词）
-                bar.update(epoch * n_tok + int(kept[end] if end < len(toks) else n_tok) - bar.n)
-            start = end
+    # 小批量里的矩阵乘法很小，多线程 BLAS 反而慢 2—3 倍，而且机器间结果的末位可能不同：训练时限定单线程
+    from threadpoolctl import threadpool_limits
+    with threadpool_limits(limits=1, user_api="blas"):
         if progress:
-            bar.update((epoch + 1) * n_tok - bar.n)
-    if progress:
-        bar.close()
+            from tqdm.auto import tqdm  # 只在需要进度条时导入
+            bar = tqdm(total=total_tok, desc="训练 SGNS（词）")
+        for epoch in range(epochs):
+            kept = np.flatnonzero(rng.random(n_tok) < keep[tokens])   # 下采样后留下的位置
+            toks, sent = tokens[kept], sent_of[kept]
+            reach = rng.integers(1, window + 1, size=len(toks))         # 动态窗口
+            start = 0
+            while start < len(toks):
+                end = int(np.searchsorted(sent, sent[min(start + chunk, len(toks)) - 1], side="right"))  # 到句末
+                ci, oi = _pair_positions(sent[start:end], reach[start:end], window)
+                if len(ci):
+                    out_ids = np.empty((len(ci), negatives + 1), dtype=np.int64)
+                    out_ids[:, 0] = toks[start:end][ci]        # 答案：中心词
+                    out_ids[:, 1:] = np.searchsorted(cdf, rng.random((len(ci), negatives)), side="right")
+                    inputs, done = toks[start:end][oi], epoch * n_tok + kept[start:end][ci]  # 输入：周围词
+                    loss = 0.0
+                    for b in range(0, len(ci), batch_size):
+                        alpha = np.float32(lr - (lr - min_lr) * done[b] / total_tok)
+                        loss += _sgns_batch(W_in, W_out, inputs[b:b + batch_size], out_ids[b:b + batch_size], alpha)
+                    model.loss_history.append(loss / len(ci))
+                    model.n_pairs += len(ci)
+                if progress:                               # 进度按原始词数计（含被下采样掉的词）
+                    bar.update(epoch * n_tok + int(kept[end] if end < len(toks) else n_tok) - bar.n)
+                start = end
+            if progress:
+                bar.update((epoch + 1) * n_tok - bar.n)
+        if progress:
+            bar.close()
     if model.n_pairs == 0:
         raise ValueError("下采样后没有剩下任何词对；语料太小时请用 subsample=None 关闭下采样")
     return model
