@@ -219,22 +219,25 @@ def train_rnn_classifier(train_ids, train_y, vocab_size: int, *, dim: int = 32, 
     if progress:
         from tqdm.auto import tqdm  # 只在需要进度条时导入
         epoch_iter = tqdm(epoch_iter, desc="训练轮次")
-    for epoch in epoch_iter:
-        order, losses, norms = rng.permutation(len(y)), [], []
-        for s in range(0, len(y), batch_size):
-            idx = order[s:s + batch_size]
-            ids, mask = pad_batch([train_ids[i] for i in idx], max_len=max_len)
-            loss, g = loss_and_grads(P, ids, mask, y[idx])
-            g, n = clip_by_global_norm(g, clip) if clip is not None else (g, _global_norm(g))
-            _adam(P, g, state, lr)
-            losses.append(loss)
-            norms.append(n)
-        row = {"epoch": epoch + 1, "train_loss": float(np.mean(losses)), "grad_norm": float(np.mean(norms))}
-        if val_ids is not None:
-            ids, mask = pad_batch(val_ids, max_len=max_len)
-            p = predict_proba(P, ids, mask)
-            yv = np.asarray(val_y, dtype=float)
-            row["val_loss"] = float(np.mean(binary_cross_entropy(p=np.clip(p, 1e-7, 1 - 1e-7), y=yv)))
-            row["val_acc"] = float(np.mean((p >= 0.5) == yv))
-        history.append(row)
+    # 小矩阵的多线程 BLAS 更慢，且线程数不同会让训练结果的末位不同：训练时限定单线程，结果与机器核数无关
+    from threadpoolctl import threadpool_limits
+    with threadpool_limits(limits=1, user_api="blas"):
+        for epoch in epoch_iter:
+            order, losses, norms = rng.permutation(len(y)), [], []
+            for s in range(0, len(y), batch_size):
+                idx = order[s:s + batch_size]
+                ids, mask = pad_batch([train_ids[i] for i in idx], max_len=max_len)
+                loss, g = loss_and_grads(P, ids, mask, y[idx])
+                g, n = clip_by_global_norm(g, clip) if clip is not None else (g, _global_norm(g))
+                _adam(P, g, state, lr)
+                losses.append(loss)
+                norms.append(n)
+            row = {"epoch": epoch + 1, "train_loss": float(np.mean(losses)), "grad_norm": float(np.mean(norms))}
+            if val_ids is not None:
+                ids, mask = pad_batch(val_ids, max_len=max_len)
+                p = predict_proba(P, ids, mask)
+                yv = np.asarray(val_y, dtype=float)
+                row["val_loss"] = float(np.mean(binary_cross_entropy(p=np.clip(p, 1e-7, 1 - 1e-7), y=yv)))
+                row["val_acc"] = float(np.mean((p >= 0.5) == yv))
+            history.append(row)
     return RNNClassifier(P, history)
