@@ -5,18 +5,21 @@
 """
 from __future__ import annotations
 
+import json
 import math
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 from ._checks import check_positive
 from .rnn import GRU_KEYS, _gru_core, _gru_core_backward, _mat, init_cell_params
 from .rnn_classifier import _adam, clip_by_global_norm
+from .text import UNK
 
 __all__ = ["init_char_rnn", "char_lm_loss_and_grads", "next_logits", "perplexity", "CharRNNLM",
-           "train_char_rnn"]
+           "train_char_rnn", "char_codec", "load_pretrained", "WEIGHTS"]
 
 
 # ---------- 第 11 章：字符级 GRU 语言模型 ----------
@@ -211,3 +214,46 @@ def train_char_rnn(ids, vocab_size: int, *, hidden: int = 128, dim: int = 32, se
         if max_seconds is not None and history[-1]["seconds"] >= max_seconds:
             break
     return CharRNNLM(P, history)
+
+
+# ---------- 随包附带的权重（scripts/train_char_rnn.py 训练） ----------
+WEIGHTS = "char_gru_reviews.npz"
+
+
+def char_codec(vocab):
+    """字表 → (encode, decode)。encode(文本) → 编号列表，字表外的字编为 <UNK>；decode(编号) → 文本。
+
+    例：encode, decode = char_codec(["\\n", "<UNK>", "好"]); encode("好吗") -> [2, 1]
+    """
+    vocab = [str(v) for v in vocab]
+    stoi = {ch: i for i, ch in enumerate(vocab)}
+    unk = stoi.get(UNK)
+
+    def encode(text: str) -> list[int]:
+        if not isinstance(text, str):
+            raise TypeError(f"text 必须是 str，收到 {type(text).__name__}")
+        if unk is None and any(c not in stoi for c in text):
+            raise ValueError("字表里没有 <UNK>，文本里却有字表外的字")
+        return [stoi.get(c, unk) for c in text]
+
+    def decode(ids) -> str:
+        return "".join(vocab[int(i)] for i in ids)
+
+    return encode, decode
+
+
+def load_pretrained(path=None):
+    """读入随包附带的字符 GRU（真实评论训练集上训练）。返回 (CharRNNLM, vocab, meta)；参数转成 float32。
+
+    教学位置：第 11 章生成面板。meta 记录训练设置、用时、验证集困惑度和二元/三元字模型的对照困惑度。
+    """
+    path = Path(__file__).parent / "weights" / WEIGHTS if path is None else Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"找不到字符 GRU 权重 {path.name}；可运行 python scripts/train_char_rnn.py "
+                                "重新训练并生成（固定种子，单核约 6 分钟）")
+    with np.load(path, allow_pickle=False) as f:
+        params = {k: f[f"p/{k}"].astype(np.float32) for k in LM_KEYS}
+        vocab = [str(v) for v in f["vocab"]]
+        meta = json.loads(str(f["meta"]))
+    _lm_params(params)
+    return CharRNNLM(params), vocab, meta

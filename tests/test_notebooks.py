@@ -67,3 +67,16 @@ def test_ignored_cells_say_why(path):
         if "nbval-ignore-output" in cell["metadata"].get("tags", []):
             first = "".join(cell["source"]).splitlines()[0]
             assert first.startswith("# nbval-ignore-output"), f"代码单元 {i} 被排除却没写原因"
+
+
+def test_links_in_readme_and_guide_point_to_existing_notebooks():
+    """README 与导读里的每个 notebook 链接（相对链接和 Binder 链接）都指向存在的文件，且每个 notebook 都有链接。"""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    guide = "\n".join("".join(c["source"]) for c in _load(ROOT / "notebooks" / "00-guide.ipynb")["cells"]
+                      if c["cell_type"] == "markdown")
+    names = {p.name for p in NOTEBOOKS}
+    for text in (readme, guide):
+        linked = set(re.findall(r"labpath=notebooks%2F([\w.\-]+\.ipynb)", text))
+        linked |= set(re.findall(r"\]\((?:notebooks/)?([\w.\-]+\.ipynb)\)", text))
+        assert linked <= names, f"链接指向不存在的文件：{sorted(linked - names)}"
+        assert names <= linked, f"这些 notebook 没有链接：{sorted(names - linked)}"
