@@ -43,10 +43,47 @@ def bench(control, values, repeat=3):
 v = Vocab(TOY_VOCAB)
 X = np.stack([bag_of_words(r.tokens, v) for r in TOY_REVIEWS]); y = [r.label for r in TOY_REVIEWS]
 tp, rs, lr = TokenizerPlayground(), RuleScorerBox(), LearningRatePanel(X, y)
+from nlpbook.datasets import EMBEDDING_MAP, load_peoples_daily, load_raw_reviews, clean_reviews, split_reviews
+from nlpbook.ngram import unseen_rate, unseen_examples
+from nlpbook.charlm import CharNGramLM
+from nlpbook.widgets.embedding_map import EmbeddingMap
+from nlpbook.widgets.ngram_window import NGramWindowPanel
+from nlpbook.widgets.skipgram_window import SkipGramWindow
+from nlpbook.widgets.decay_slider import DecayPanel
+from nlpbook.widgets.lstm_gates import LSTMGatePanel
+from nlpbook.widgets.conv_window import ConvWindowPanel
+from nlpbook.widgets.generation_panel import GenerationPanel
+from nlpbook.widgets.kv_cache import KVCachePanel
+from nlpbook.widgets.context_window import ContextWindowPanel
+from nlpbook.widgets.parallel_steps import RNNvsTransformerPanel
+pd_ = load_peoples_daily(max_lines=2000)
+stats = [unseen_rate(pd_[:1800], pd_[1800:], n) for n in range(1, 6)]
+em = EmbeddingMap(np.array(list(EMBEDDING_MAP.values())), list(EMBEDDING_MAP))
+sp = split_reviews(clean_reviews(load_raw_reviews())[0])
+lm = CharNGramLM(n=3).fit([r.text for r in sp["train"]])
+gen = GenerationPanel(lm.next_logits, lm.encode, lm.decode, lm.vocab)
+kv, cw, ps = KVCachePanel(), ContextWindowPanel(), RNNvsTransformerPanel()
+def first_slider(panel):
+    return next(v for v in vars(panel).values() if hasattr(v, "min") and hasattr(v, "max") and hasattr(v, "value")
+                and isinstance(v.value, (int, float)) and not isinstance(v.value, bool))
+def sweep(ctl, n=4):
+    lo, hi = ctl.min, ctl.max
+    return [type(ctl.value)(lo + (hi - lo) * (i + 1) / (n + 1)) for i in range(n)]
 RESULT = {
   "分词器游乐场（输入框）": bench(tp.text, ["小猫没有跳上桌子", "龘👍" * 20, "因为它太累了。" * 10]),
   "规则打分器（输入框）": bench(rs.text, ["电影好看", "电影不好看", "剧情无聊，演技精彩"]),
-  "学习率面板（滑块，含重画）": bench(lr.lr, [0.05, 0.5, 5.0, 20.0]),
+  "学习率面板（滑块）": bench(lr.lr, [0.05, 0.5, 5.0, 20.0]),
+  "n-gram 窗口（滑块）": bench(NGramWindowPanel(stats).n, [1, 3, 5, 2]),
+  "词向量地图（选词）": bench(em.word, ["猫", "国王", "香蕉", "北京"]),
+  "skip-gram 窗口（滑块）": bench(SkipGramWindow().window, [1, 2, 3, 4]),
+  "衰减系数（滑块）": bench(DecayPanel().decay, [0.3, 0.9, 1.0, 1.2]),
+  "LSTM 门控（滑块）": bench(LSTMGatePanel().f, [0.1, 0.5, 0.9, 1.0]),
+  "卷积窗口（滑块）": bench(ConvWindowPanel().width, [1, 2, 4, 5]),
+  "生成面板（温度滑块）": bench(gen.temperature, [0.0, 0.5, 1.5, 3.0]),
+  "生成面板（top-p 滑块）": bench(gen.top_p, [0.5, 0.8, 0.9, 1.0]),
+  "KV cache 计算器（滑块）": bench(first_slider(kv), sweep(first_slider(kv))),
+  "上下文窗口（滑块）": bench(first_slider(cw), sweep(first_slider(cw))),
+  "RNN 与 Transformer 步数（滑块）": bench(first_slider(ps), sweep(first_slider(ps))),
 }
 print(RESULT)
 """
