@@ -43,7 +43,9 @@ def one_hot(ids, size: int) -> np.ndarray:
     """one-hot 向量（第 6.3 节）：one_hot(ids, V) @ table 等于 lookup(table, ids)。例：one_hot(0, 5) -> [1,0,0,0,0]"""
     check_positive(size, "size", integer=True)
     a = _ids(ids, size)
-    return np.eye(size)[a]
+    out = np.zeros(a.shape + (size,))  # 不用 np.eye(size)[a]：那会先造一个 size×size 的单位阵（V=10,000 时 800 MB）
+    np.put_along_axis(out, a[..., None], 1.0, axis=-1)
+    return out
 
 
 def mean_pool(vectors, mask=None) -> np.ndarray:

@@ -70,3 +70,9 @@ def test_cosine_nearest_analogy():
 def test_errors(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+def test_one_hot_does_not_build_the_identity_matrix():
+    """V=100,000 的 one-hot 只应占 (行数 × V) 的内存，而不是先造 V×V 的单位阵（80 GB）。"""
+    oh = one_hot(np.array([3, 99_999]), 100_000)
+    assert oh.shape == (2, 100_000) and oh.sum() == 2 and oh[1, 99_999] == 1
