@@ -142,6 +142,31 @@ def bench_widgets() -> dict:
         km.shutdown_kernel(now=True)
 
 
+MODEL_BENCH = r"""
+import time, numpy as np
+from nlpbook.datasets import load_raw_reviews, clean_reviews, split_reviews
+from nlpbook.charlm import CharNGramLM
+from nlpbook.char_rnn import train_char_rnn
+sp = split_reviews(clean_reviews(load_raw_reviews())[0])
+texts = [r.text for r in sp["train"]]
+t = time.process_time(); lm = CharNGramLM(n=3, min_count=3).fit(texts); fit = time.process_time() - t
+ids = np.array(lm.encode("\n".join(texts)[:200_000]))
+t = time.process_time(); train_char_rnn(ids, len(lm.vocab), steps=100, seed=0); gru = time.process_time() - t
+print({"字符三元模型拟合（训练集 100 万字）": fit, "字符 GRU 训练 100 步（batch 16 × 32 字）": gru})
+"""
+
+
+def bench_models() -> dict:
+    km, kc = start_new_kernel(kernel_name="python3")
+    try:
+        _, outs = run_in_kernel(kc, MODEL_BENCH)
+        import ast
+        return ast.literal_eval(_stdout(outs).strip().splitlines()[-1])
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
 def main() -> int:
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # 单核；子进程（内核）继承
@@ -155,6 +180,11 @@ def main() -> int:
     for name, ms in bench_widgets().items():
         ok &= ms <= 100
         print(f"  {name:<22} {ms:6.1f} ms（预算 100 ms）{'' if ms <= 100 else '  超出预算'}")
+
+    print("\n第 11 章模型的训练时间（CPU 秒，单核）：")
+    for name, sec in bench_models().items():
+        print(f"  {name:<28} {sec:6.1f} s")
+    print("  （另见 scripts/train_char_rnn.py、scripts/train_tiny_transformer.py 与 benchmarks/word2vec_vs_gensim.py 的输出）")
 
     if "--skip-notebooks" not in sys.argv:
         print("\nnotebook（单核，不含内核启动）：")
