@@ -24,6 +24,15 @@ def as_float_array(x, name: str, *, min_ndim: int = 0) -> np.ndarray:
     return arr
 
 
+def as_float_array_keep(a, name: str) -> np.ndarray:
+    """同 as_float_array，但 float32/float64 数组原样返回（训练循环用 float32，不被升成 float64）。"""
+    if isinstance(a, np.ndarray) and a.dtype in (np.float32, np.float64):
+        if a.size and not np.all(np.isfinite(a)):
+            raise ValueError(f"{name} 含有 NaN 或无穷大；只允许有限的数")
+        return a
+    return as_float_array(a, name)
+
+
 def check_positive(value, name: str, *, integer: bool = False, allow_zero: bool = False):
     """检查一个正数（或非负数）参数，返回原值。"""
     kind = numbers.Integral if integer else numbers.Real

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from ._checks import as_float_array, check_positive
+from ._checks import as_float_array, as_float_array_keep, check_positive
 
 __all__ = ["attention_scores", "apply_mask", "masked_softmax", "attention_steps",
            "scaled_dot_product_attention", "attention_from_scores", "causal_mask", "padding_mask",
@@ -24,13 +24,7 @@ __all__ = ["attention_scores", "apply_mask", "masked_softmax", "attention_steps"
 
 
 # ---------- 输入检查 ----------
-def _arr(a, name: str) -> np.ndarray:
-    """float32/float64 数组原样保留，其余转成 float64；拒绝 NaN 与无穷大。"""
-    if isinstance(a, np.ndarray) and a.dtype in (np.float32, np.float64):
-        if a.size and not np.all(np.isfinite(a)):
-            raise ValueError(f"{name} 含有 NaN 或无穷大；只允许有限的数")
-        return a
-    return as_float_array(a, name)
+_arr = as_float_array_keep  # float32 原样保留，拒绝 NaN/inf（_checks 里的共用检查）
 
 
 def _seq(a, name: str, what: str) -> np.ndarray:

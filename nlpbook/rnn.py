@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ._checks import as_float_array, check_positive
+from ._checks import as_float_array, as_float_array_keep, check_positive
 
 __all__ = ["toy_record", "decay_influence", "rnn_cell", "rnn_cell_backward", "lstm_memory_update",
            "lstm_output", "lstm_cell", "lstm_cell_backward", "gru_cell", "gru_cell_backward",
@@ -49,13 +49,7 @@ def decay_influence(decay: float, steps: int) -> float:
 
 
 # ---------- 输入检查 ----------
-def _arr(a, name: str) -> np.ndarray:
-    """float32/float64 数组原样保留（训练用 float32），其余转成 float64；拒绝 NaN。"""
-    if isinstance(a, np.ndarray) and a.dtype in (np.float32, np.float64):
-        if a.size and not np.all(np.isfinite(a)):
-            raise ValueError(f"{name} 含有 NaN 或无穷大；只允许有限的数")
-        return a
-    return as_float_array(a, name)
+_arr = as_float_array_keep  # float32 原样保留，拒绝 NaN/inf（_checks 里的共用检查）
 
 
 def _mat(a, name: str, shape: tuple) -> np.ndarray:

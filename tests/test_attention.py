@@ -1,5 +1,6 @@
 """attention：第 12、13 章的手算数字，遮罩，多头前向/反向（有限差分），位置编码，网页章节的演示数据。"""
 import numpy as np
+from _gradcheck import numgrad_inplace
 import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
@@ -183,16 +184,7 @@ def test_mha_backward_matches_finite_differences(bias, masked):
     eps = 1e-6
 
     def num_grad(arr, f):
-        grad = np.zeros_like(arr)
-        for i in np.ndindex(arr.shape):
-            old = arr[i]
-            arr[i] = old + eps
-            up = f()
-            arr[i] = old - eps
-            down = f()
-            arr[i] = old
-            grad[i] = (up - down) / (2 * eps)
-        return grad
+        return numgrad_inplace(f, arr, eps)
 
     assert np.allclose(dx, num_grad(x, lambda: _loss(x, params, h, mask, g)), atol=1e-6)
     for name in params:

@@ -47,13 +47,7 @@ def test_negative_sampling_example_of_7_6():
     assert round(out["loss"], 3) == 0.440
 
 
-def _num_grad(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        d = np.zeros_like(x)
-        d[i] = eps
-        g[i] = (f(x + d) - f(x - d)) / (2 * eps)
-    return g
+from _gradcheck import numgrad as _num_grad  # noqa: E402
 
 
 @settings(max_examples=15, deadline=None)
