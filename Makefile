@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: lab test notebooks bench install install-test clean
+.PHONY: lab test notebooks site bench install install-test clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,10 @@ test: install-test
 ## 重新执行并保存所有 notebook（与 nbval 检查的方式相同）
 notebooks: install-test
 	$(BIN)/python scripts/execute_notebooks.py
+
+## 静态网站：用 notebook 里保存的输出生成 _site/（不重新执行），浏览器打开 _site/index.html
+site: install
+	$(BIN)/python scripts/build_site.py _site
 
 ## 测量预算（notebook 时间与内存、控件更新、import 时间）
 bench: install-test

@@ -8,9 +8,9 @@ from __future__ import annotations
 import html
 import math
 
-__all__ = ["line_chart", "scatter_chart", "bar_chart", "PALETTE"]
+from .palette import PALETTE  # Okabe–Ito，色盲友好（与 viz 共用）
 
-PALETTE = ("#4477AA", "#EE6677", "#228833", "#CCBB44", "#66CCEE", "#AA3377")  # Tol，色盲友好
+__all__ = ["line_chart", "scatter_chart", "bar_chart", "PALETTE"]
 
 
 def _ticks(lo: float, hi: float, n: int = 5) -> list[float]:
@@ -70,7 +70,7 @@ def line_chart(xs, series: dict, *, title: str = "", xlabel: str = "", ylabel: s
         out.append(f'<text x="{left + pw - 4}" y="{top + 12 + 14 * k}" text-anchor="end" fill="{color}">'
                    f'{e(str(name))}</text>')
         if any(not math.isfinite(float(y)) or float(y) > hi for y in ys):
-            out.append(f'<text x="{left + 4}" y="{top + 12}" fill="#AA3377">有数值溢出，已截断</text>')
+            out.append(f'<text x="{left + 4}" y="{top + 12}" fill="#D55E00">有数值溢出，已截断</text>')
     out.append("</svg>")
     return "".join(out)
 
@@ -123,7 +123,8 @@ def scatter_chart(points, labels, *, highlight: dict | None = None, arrows=(), t
     return "".join(out)
 
 
-def bar_chart(labels, series: dict, *, title: str = "", ylabel: str = "", ymax: float | None = None,
+def bar_chart(labels, series: dict, *, title: str = "", ylabel: str = "", xlabel: str = "",
+              ymax: float | None = None,
               fmt: str = "{:.2f}", width: int = 460, height: int = 240) -> str:
     """分组条形图 SVG：series 为 {图例: 每个标签一个值}。例如“过滤前/过滤后”的下一词概率。
 
@@ -168,5 +169,7 @@ def bar_chart(labels, series: dict, *, title: str = "", ylabel: str = "", ymax: 
     for i, lab in enumerate(labels):
         out.append(f'<text x="{left + (i + 0.5) * group:.1f}" y="{head + ph + 14}" text-anchor="middle">'
                    f'{e(lab)}</text>')
+    if xlabel:
+        out.append(f'<text x="{left + pw / 2:.1f}" y="{height - 4}" text-anchor="middle">{e(xlabel)}</text>')
     out.append("</svg>")
     return "".join(out)

@@ -3,7 +3,9 @@
 字体的来源按顺序：pip 安装的 pylopdf-fonts-zh-cn（Noto Sans SC，随课程依赖安装，任何机器都有）
 → 系统里 fontconfig 知道的中文字体（Binder 的 apt.txt）→ Windows/macOS 自带的雅黑、苹方等。
 拉丁字母仍用 DejaVu Sans，中文按字形回退到中文字体（matplotlib ≥ 3.6）。
-不做的事：不改全局样式以外的东西，不引入 seaborn。
+配色：折线和条形按 Okabe–Ito 色盲友好配色（nlpbook.palette.PALETTE）循环，热力图默认 viridis；
+setup_cjk_font() 同时把它设为 matplotlib 的默认颜色循环，所以 notebook 里直接用 plt 画的图也色盲友好。
+不做的事：不改字体和颜色以外的全局样式，不引入 seaborn。
 """
 from __future__ import annotations
 
@@ -12,7 +14,9 @@ import subprocess
 
 import matplotlib
 
-__all__ = ["CJK_FAMILIES", "setup_cjk_font", "cjk_font", "bar", "heatmap", "line"]
+from .palette import HEATMAP_CMAP, PALETTE
+
+__all__ = ["CJK_FAMILIES", "PALETTE", "setup_cjk_font", "use_palette", "cjk_font", "bar", "heatmap", "line"]
 
 CJK_FAMILIES = ("Noto Sans SC", "Noto Sans CJK SC", "WenQuanYi Micro Hei", "WenQuanYi Zen Hei",
                 "Source Han Sans SC", "Microsoft YaHei", "SimHei", "PingFang SC", "Heiti SC",
@@ -40,12 +44,15 @@ def _first_available():
     return next((n for n in CJK_FAMILIES if n in names), None)
 
 
-def setup_cjk_font() -> str | None:
-    """注册并启用一个中文字体，返回其字体族名（找不到时返回 None，图中中文会显示为方框）。
+def use_palette() -> None:
+    """把 matplotlib 的默认颜色循环设为 PALETTE、默认色图设为 viridis（色盲友好）。可重复调用。"""
+    from cycler import cycler
+    matplotlib.rcParams["axes.prop_cycle"] = cycler(color=list(PALETTE))
+    matplotlib.rcParams["image.cmap"] = HEATMAP_CMAP
 
-    可重复调用；只在第一次真正查找。不会往 stderr 打印任何信息。
-    """
-    global _FONT
+
+def find_cjk_font() -> str | None:
+    """只查找、不启用：matplotlib 会用的中文字体族名（找不到为 None）。不画图，不改设置。"""
     if _FONT is not None:
         return _FONT
     logging.getLogger("matplotlib.font_manager").setLevel(logging.ERROR)
@@ -64,6 +71,20 @@ def setup_cjk_font() -> str | None:
         for line in out.splitlines():
             _add(line.strip().rstrip(":"))
         found = _first_available()
+    return found
+
+
+def setup_cjk_font() -> str | None:
+    """注册并启用一个中文字体，返回其字体族名（找不到时返回 None，图中中文会显示为方框）。
+
+    同时启用色盲友好的默认配色（use_palette）。可重复调用；字体只在第一次真正查找。
+    不会往 stderr 打印任何信息。
+    """
+    global _FONT
+    use_palette()
+    if _FONT is not None:
+        return _FONT
+    found = find_cjk_font()
     if found is not None:
         matplotlib.rcParams["font.family"] = ["sans-serif", found]
         matplotlib.rcParams["axes.unicode_minus"] = False
@@ -88,10 +109,10 @@ def _fig(ax, figsize):
 
 def bar(labels, values, *, ax=None, title: str = "", xlabel: str = "", ylabel: str = "",
         colors=None, fmt: str = "{:.3f}", figsize=(5, 2.8)):
-    """带数值标注的条形图，返回 Figure。"""
+    """带数值标注的条形图，返回 Figure。默认颜色 PALETTE[0]；colors 可给每根柱子一个颜色。"""
     fig, ax = _fig(ax, figsize)
     ax.clear()
-    bars = ax.bar([str(x) for x in labels], values, color=colors or "#4477AA")
+    bars = ax.bar([str(x) for x in labels], values, color=colors or PALETTE[0])
     for b, v in zip(bars, values):  # 负数的标注放在柱子下方
         ax.annotate(fmt.format(v), (b.get_x() + b.get_width() / 2, b.get_height()),
                     ha="center", va="bottom" if v >= 0 else "top", fontsize=9)
@@ -106,8 +127,8 @@ def bar(labels, values, *, ax=None, title: str = "", xlabel: str = "", ylabel: s
 
 
 def heatmap(matrix, row_labels, col_labels, *, ax=None, title: str = "", fmt: str = "{:.2f}",
-            cmap: str = "viridis", figsize=(4.5, 3.5)):
-    """带数值标注的热力图（默认 viridis：色盲友好），返回 Figure。"""
+            cmap: str = HEATMAP_CMAP, xlabel: str = "", ylabel: str = "", figsize=(4.5, 3.5)):
+    """带数值标注的热力图（默认 viridis：色盲友好），返回 (Figure, 图像)。xlabel/ylabel 为坐标轴名。"""
     import numpy as np
     fig, ax = _fig(ax, figsize)
     ax.clear()
@@ -121,18 +142,19 @@ def heatmap(matrix, row_labels, col_labels, *, ax=None, title: str = "", fmt: st
             ax.text(j, i, fmt.format(m[i, j]), ha="center", va="center", fontsize=9,
                     color="black" if m[i, j] > mid else "white")
     ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     fig.tight_layout()
     return fig, im
 
 
 def line(xs, ys_by_label: dict, *, ax=None, title: str = "", xlabel: str = "", ylabel: str = "",
          figsize=(5, 3), logy: bool = False):
-    """几条折线放在一张图上（色盲友好的 Tol 配色），返回 Figure。logy=True 时纵轴取对数刻度。"""
+    """几条折线放在一张图上（Okabe–Ito 色盲友好配色），返回 Figure。logy=True 时纵轴取对数刻度。"""
     fig, ax = _fig(ax, figsize)
     ax.clear()
-    palette = ["#4477AA", "#EE6677", "#228833", "#CCBB44", "#66CCEE", "#AA3377"]
     for k, (label, ys) in enumerate(ys_by_label.items()):
-        ax.plot(xs, ys, marker="o", ms=3, label=label, color=palette[k % len(palette)])
+        ax.plot(xs, ys, marker="o", ms=3, label=label, color=PALETTE[k % len(PALETTE)])
     if logy:
         ax.set_yscale("log")
     ax.set_title(title)

@@ -3,7 +3,8 @@ import math
 
 import pytest
 
-from nlpbook.svgplot import _ticks, line_chart
+from nlpbook.palette import PALETTE
+from nlpbook.svgplot import _ticks, bar_chart, line_chart, scatter_chart
 
 
 def test_ticks_examples():
@@ -38,3 +39,15 @@ def test_bar_chart():
     assert svg.count("<rect") == 2 + 6 and "0.67" in svg and "香蕉" in svg
     with pytest.raises(ValueError, match="有 2 个值"):
         bar_chart(["a"], {"x": [1, 2]})
+
+
+def test_colours_come_from_the_colour_blind_safe_palette():
+    import re
+    svgs = [line_chart([0, 1], {"甲": [1, 2], "乙": [2, 1], "丙": [0, 1]}),
+            bar_chart(["a", "b"], {"甲": [1, 2], "乙": [2, 1]}, xlabel="词", ylabel="概率")]
+    for svg in svgs:
+        used = set(re.findall(r'(?:stroke|fill)="(#[0-9A-Fa-f]{6})"', svg))
+        assert used and used <= set(PALETTE), used - set(PALETTE)
+    assert ">词<" in svgs[1] and ">概率<" in svgs[1]
+    assert PALETTE[0] in line_chart([0, 1], {"甲": [1, 2]})
+    assert "#555" in scatter_chart([(0, 0), (1, 1)], ["a", "b"])
