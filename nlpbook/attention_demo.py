@@ -12,7 +12,7 @@ import numpy as np
 from ._checks import check_positive
 from .attention import apply_mask, causal_mask, masked_softmax
 
-__all__ = ["HEADS", "IT_INDEX", "demo_sentence", "demo_scores", "demo_heads", "demo_values"]
+__all__ = ["HEADS", "IT_INDEX", "demo_sentence", "demo_scores", "demo_score_matrix", "demo_heads", "demo_values"]
 
 _TOKENS = ("小猫", "没有", "跳上", "桌子", "，", "因为", "它", "太", "累", "了")
 IT_INDEX = 6  # “它”
@@ -56,6 +56,17 @@ def demo_scores(query_index: int = IT_INDEX, head: str = "指代头") -> np.ndar
     if query_index >= len(_TOKENS):
         raise ValueError(f"query_index 必须在 0..{len(_TOKENS) - 1} 之间，收到 {query_index}")
     return _score_matrix(head)[query_index].copy()
+
+
+def demo_score_matrix(head: str = "指代头") -> np.ndarray:
+    """一个手设头的整张原始分数表 (10, 10)（示意值）：行 = 提问的词，列 = 被看的词。教学位置：网页章节 03.3 的第 ① 步。
+
+    第 i 行就是 demo_scores(i, head)；逐行（可先套因果遮罩）做 softmax 得到 demo_heads()[head]。
+    例：demo_score_matrix("邻近头")[6] → 相邻的“因为”“太”为 2，自己 1，其余 -1。
+    """
+    if not isinstance(head, str):
+        raise TypeError(f"head 必须是字符串 {HEADS} 之一，收到 {type(head).__name__}")
+    return _score_matrix(head)
 
 
 def demo_heads(causal: bool = False) -> dict[str, np.ndarray]:

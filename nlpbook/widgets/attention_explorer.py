@@ -1,0 +1,276 @@
+"""注意力浏览器（网页章节 03.3；第 13.3—13.7 节）：选一个提问的词，按“① 打分 → ② softmax → ③ 加权求和”
+一步步看它在每个头里读取了谁；可以单看一个头，也可以把几个头叠加；“只看前文”打开因果遮罩。
+
+两种数据：
+- 分数表（kind="scores"）：每个头一张 (T, T) 原始分数表，例如 attention_demo 里手设的“指代头”“邻近头”；
+  权重 = 逐行（先套遮罩）做 softmax，加权求和用 values。
+- 权重表（kind="weights"）：已经归一化的权重，例如 tiny_transformer.attention_maps 给出的训练好的模型的各个头；
+  只能看第 ② 步。遮罩后的权重 = 把看不到的位置置 0 再按行重新归一化（与先遮罩再 softmax 完全相同）。
+计算全在 explorer_data 里，explorer_html 只负责画；AttentionExplorer 是外面一层 ipywidgets 薄壳。
+颜色取自 Okabe–Ito 色盲友好配色；看不到的位置另用灰色斜纹和“—”/“−∞”标出，不只靠颜色区分。
+"""
+from __future__ import annotations
+
+import html
+
+import ipywidgets as W
+import numpy as np
+
+from ..attention import apply_mask, causal_mask, masked_softmax
+from ..attention_demo import HEADS, IT_INDEX, demo_score_matrix, demo_sentence, demo_values
+
+__all__ = ["STEPS", "OVERLAY", "explorer_data", "explorer_html", "AttentionExplorer"]
+
+STEPS = (("① 打分", "scores"), ("② softmax", "softmax"), ("③ 加权求和", "output"))
+OVERLAY = "overlay"
+HEAD_COLORS = ("#CC79A7", "#0072B2", "#009E73", "#E69F00", "#D55E00", "#56B4E9")  # Okabe–Ito
+_HATCH = "repeating-linear-gradient(45deg,#eeeeee,#eeeeee 4px,#d0d0d0 4px,#d0d0d0 8px)"
+_STEP_NOTE = {
+    "scores": "① 打分：提问的词和每个词各得一个相关度分数（Q 与 K 的点积，再除以 √d）。分数越高，下一步的权重越大。",
+    "softmax": "② softmax：把一行分数变成加起来等于 1 的权重（取指数，再除以总和）。",
+    "output": "③ 加权求和：按权重把每个词的“值” V 混进来，得到提问的词的新表示。",
+    "weights": "② 权重：训练好的模型在这一层、这个头里给出的权重（softmax 之后，每行和为 1）。",
+}
+
+
+def _show(tok: str) -> str:
+    return {"\n": "⏎", " ": "␠"}.get(tok, tok)
+
+
+def _check(tokens, heads, query, step, head, causal, values, kind):
+    if isinstance(tokens, str) or not hasattr(tokens, "__len__") or len(tokens) == 0 \
+            or not all(isinstance(t, str) for t in tokens):
+        raise TypeError("tokens 必须是非空的字符串列表（每个 token 一项）")
+    T = len(tokens)
+    if not isinstance(heads, dict) or not heads:
+        raise TypeError("heads 必须是非空字典：{头的名字: (T, T) 分数表或权重表}")
+    mats = {}
+    for name, m in heads.items():
+        a = np.asarray(m, dtype=float)
+        if a.shape != (T, T):
+            raise ValueError(f"heads[{name!r}] 的形状应为 ({T}, {T})（token 数 × token 数），收到 {a.shape}")
+        if not np.isfinite(a).all():
+            raise ValueError(f"heads[{name!r}] 含有 NaN 或无穷大；遮罩请用 causal=True，不要自己写 -inf")
+        if kind == "weights" and (a.min() < -1e-9 or not np.allclose(a.sum(axis=1), 1.0, atol=1e-3)):
+            raise ValueError(f"kind='weights' 时 heads[{name!r}] 的每一行必须是非负、和为 1 的权重")
+        mats[str(name)] = a
+    if kind not in ("scores", "weights"):
+        raise ValueError(f"kind 只能是 'scores'（原始分数）或 'weights'（已归一化的权重），收到 {kind!r}")
+    if isinstance(query, bool) or not isinstance(query, (int, np.integer)) or not 0 <= query < T:
+        raise ValueError(f"query 必须是 0..{T - 1} 之间的整数（共 {T} 个 token），收到 {query!r}")
+    allowed = [s for _, s in STEPS] if kind == "scores" else ["softmax"]
+    if step not in allowed:
+        raise ValueError(f"step 只能是 {allowed} 之一（kind={kind!r}），收到 {step!r}")
+    if head != OVERLAY and head not in mats:
+        raise ValueError(f"head 只能是 {list(mats)} 之一，或 {OVERLAY!r}（叠加），收到 {head!r}")
+    if not isinstance(causal, (bool, np.bool_)):
+        raise TypeError(f"causal 必须是 True 或 False，收到 {type(causal).__name__}")
+    if values is not None:
+        values = np.asarray(values, dtype=float)
+        if values.ndim != 2 or values.shape[0] != T:
+            raise ValueError(f"values 的形状应为 ({T}, d_v)（每个 token 一个值向量），收到 {values.shape}")
+    if step == "output" and values is None:
+        raise ValueError("step='output'（加权求和）需要 values：每个 token 的值向量 (T, d_v)")
+    return mats, int(query), values
+
+
+def explorer_data(tokens, heads: dict, query: int, step: str = "softmax", head: str = OVERLAY,
+                  causal: bool = False, values=None, kind: str = "scores") -> dict:
+    """浏览器显示的全部数字。教学位置：第 13.3—13.5 节、网页章节 03.3。
+
+    返回 {'query', 'step', 'heads'（显示的头）, 'visible'（布尔 (T,)，因果遮罩下 query 之后为 False）,
+    'scores'（{头: 一行原始分数，看不到处为 -inf}；kind='weights' 时为空）, 'weights'（{头: 一行权重}）,
+    'output'（{头: 权重 @ values}；没有 values 时为空）}。
+    例：演示句、query=6（“它”）、causal=True → 两个头对“累”的权重都是 0。
+    """
+    mats, q, values = _check(tokens, heads, query, step, head, causal, values, kind)
+    T = len(tokens)
+    visible = causal_mask(T)[q] if causal else np.ones(T, dtype=bool)
+    names = list(mats) if head == OVERLAY else [head]
+    scores, weights, output = {}, {}, {}
+    for name in names:
+        row = mats[name][q]
+        if kind == "scores":
+            scores[name] = apply_mask(row, visible)
+            weights[name] = masked_softmax(scores[name])
+        else:
+            w = np.where(visible, row, 0.0)
+            weights[name] = w / w.sum()
+        if values is not None:
+            output[name] = weights[name] @ values
+    return {"query": q, "step": step, "heads": names, "visible": visible, "scores": scores, "weights": weights,
+            "output": output}
+
+
+def _bar(frac: float, color: str, width: int = 14) -> str:
+    h = max(1, round(60 * frac)) if frac > 0 else 0
+    return (f"<div style='display:inline-block;vertical-align:bottom;width:{width}px;height:{h}px;"
+            f"background:{color};margin:0 1px'></div>")
+
+
+def _cell(vals, visible, step, colors) -> str:
+    """一个 token 的格子：每个头一根竖条和一个数（三位小数）；看不到的位置灰色斜纹。"""
+    if not visible:
+        nums = "<br>".join("−∞" if step == "scores" else "0" for _ in vals)
+        crossed = "" if step != "scores" else "<br>".join(f"<s>{v:.3f}</s>" for v, _ in vals)
+        return (f"<td style='background:{_HATCH};color:#555;text-align:center;font-family:monospace;"
+                f"font-size:11px;padding:2px 4px' title='只看前文：这个位置还看不到'>"
+                f"<div style='height:62px;line-height:62px'>—</div>{crossed}{'<br>' if crossed else ''}{nums}</td>")
+    bars = "".join(_bar(f, c, max(6, 16 // len(vals))) for (_, f), c in zip(vals, colors))
+    nums = "<br>".join(f"<span style='color:{c}'>■</span>{v:.3f}" for (v, _), c in zip(vals, colors))
+    return (f"<td style='text-align:center;font-family:monospace;font-size:11px;padding:2px 4px'>"
+            f"<div style='height:62px;display:flex;align-items:flex-end;justify-content:center'>{bars}</div>"
+            f"{nums}</td>")
+
+
+def explorer_html(tokens, heads: dict, query: int, step: str = "softmax", head: str = OVERLAY,
+                  causal: bool = False, values=None, kind: str = "scores", note: str = "", context: str = "") -> str:
+    """浏览器的视图（HTML）：一行 token，每个 token 下是各头的竖条和数；step='output' 时再给出加权求和的结果。
+    教学位置：第 13 章“注意力浏览器”一节（网页章节 03.3）。
+
+    context 是标题行里额外的一段说明（如“第 2 层”）；note 是末尾的小字注释。
+    """
+    d = explorer_data(tokens, heads, query, step, head, causal, values, kind)
+    q, names, vis = d["query"], d["heads"], d["visible"]
+    colors = [HEAD_COLORS[list(heads).index(n) % len(HEAD_COLORS)] for n in names]
+    show = [_show(t) for t in tokens]
+    qtok = html.escape(show[q])
+    if step == "scores":
+        lo = min(float(d["scores"][n][vis].min()) for n in names)
+        hi = max(float(d["scores"][n][vis].max()) for n in names)
+        def frac(n, j):
+            return 0.1 + 0.9 * (float(d["scores"][n][j]) - lo) / (hi - lo) if hi > lo and vis[j] else 1.0
+        cols = [[(float(np.asarray(heads[n], dtype=float)[q, j]), frac(n, j)) for n in names]
+                for j in range(len(tokens))]
+    else:
+        cols = [[(float(d["weights"][n][j]), float(d["weights"][n][j])) for n in names] for j in range(len(tokens))]
+    head_th = "".join(
+        f"<th style='padding:2px 4px;{'border-bottom:3px solid #000;' if j == q else ''}"
+        f"{'color:#888;' if not vis[j] else ''}'>{html.escape(t)}</th>" for j, t in enumerate(show))
+    cells = "".join(_cell(cols[j], bool(vis[j]), step, colors) for j in range(len(tokens)))
+    legend = "　".join(f"<span style='color:{c}'>■</span> {html.escape(n)}" for n, c in zip(names, colors))
+    which = "叠加（" + " + ".join(names) + "）" if head == OVERLAY else names[0]
+    where = f"<b>{html.escape(context)}</b>　" if context else ""
+    parts = [f"<div style='font-family:sans-serif'><div>提问的词：<b>「{qtok}」</b>（第 {q + 1} 个）　{where}"
+             f"头：<b>{html.escape(which)}</b>　只看前文：<b>{'开' if causal else '关'}</b></div>",
+             f"<div style='color:#444;margin:2px 0'>{_STEP_NOTE['weights' if kind == 'weights' else step]}</div>",
+             f"<table style='border-collapse:collapse'><tr><th></th>{head_th}</tr>"
+             f"<tr><td style='font-size:11px;white-space:nowrap'>{legend}</td>{cells}</tr></table>"]
+    hidden = [show[j] for j in range(len(tokens)) if not vis[j]]
+    if hidden:
+        parts.append(f"<div>只看前文：「{qtok}」还看不到后面的 {len(hidden)} 个词（"
+                     + "、".join(html.escape(t) for t in hidden)
+                     + "），它们的分数被设为 −∞，权重恰好是 0（灰色斜纹）。</div>")
+    if step != "scores":
+        sums = "，".join(f"{html.escape(n)} {float(d['weights'][n].sum()):.3f}" for n in names)
+        parts.append(f"<div style='color:#444'>每个头的权重之和：{sums}。</div>")
+    if step == "output":
+        vals = np.asarray(values, dtype=float)
+        colorlike = vals.shape[1] == 3 and vals.min() >= 0 and vals.max() <= 1
+        for n, c in zip(names, colors):
+            w, out = d["weights"][n], d["output"][n]
+            top = np.argsort(-w, kind="stable")[:3]
+            terms = " + ".join(f"{w[j]:.3f}×V(「{html.escape(show[j])}」)" for j in top)
+            swatch = ""
+            if colorlike:
+                rgb = "#" + "".join(f"{int(round(255 * x)):02x}" for x in out)
+                swatch = (f"<span style='display:inline-block;width:28px;height:14px;vertical-align:middle;"
+                          f"background:{rgb};border:1px solid #000;margin-left:6px'></span>")
+            more = " + …" if len(tokens) > 3 else ""
+            parts.append(f"<div><span style='color:{c}'>■</span> {html.escape(n)}：新表示 = {terms}{more}"
+                         f" = <b>[{', '.join(f'{x:.3f}' for x in out)}]</b>{swatch}</div>")
+    if note:
+        parts.append(f"<div style='color:#666;font-size:12px'>{html.escape(note)}</div>")
+    return "".join(parts) + "</div>"
+
+
+def _query_picker(tokens, query):
+    show = [_show(t) for t in tokens]
+    dup = len(set(show)) < len(show)
+    opts = [(f"{i + 1}·{t}" if dup else t, i) for i, t in enumerate(show)]
+    if len(tokens) <= 12:
+        return W.ToggleButtons(options=opts, value=query, description="提问的词",
+                               style={"button_width": "auto", "description_width": "initial"})
+    return W.Dropdown(options=opts, value=query, description="提问的词", style={"description_width": "initial"})
+
+
+class AttentionExplorer:
+    """注意力浏览器面板。控件：query（提问的词）、step（三步）、head（单个头或叠加）、causal（只看前文）；
+    训练好的模型（from_maps）另有 layer（第几层）。``view`` 是 HTML 控件，``widget`` 是整个面板。
+    教学位置：第 13 章“注意力浏览器”与“在真实数据上试一试”两节。
+
+    默认：网页章节的演示句与两个手设头（分数为示意值），提问的词“它”，第 ② 步，两个头叠加。
+    """
+
+    DEMO_NOTE = "分数为手工设定的示意值，不来自真实模型；“值”是每个词的一种颜色（RGB）。"
+
+    def __init__(self, tokens=None, heads=None, query=None, step: str = "softmax", head: str = OVERLAY,
+                 causal: bool = False, values=None, kind: str = "scores", note: str | None = None, _maps=None):
+        if tokens is None and heads is None:
+            tokens, heads = demo_sentence(), {h: demo_score_matrix(h) for h in HEADS}
+            values = demo_values() if values is None else values
+            query = IT_INDEX if query is None else query
+            note = self.DEMO_NOTE if note is None else note
+        if tokens is None or heads is None:
+            raise TypeError("tokens 和 heads 要么都给出，要么都不给（都不给时用网页章节的演示句）")
+        self.tokens, self.heads, self.values, self.kind = list(tokens), dict(heads), values, kind
+        self.note, self._maps = note or "", _maps
+        query = 0 if query is None else query
+        explorer_html(self.tokens, self.heads, query, step, head, causal, values, kind)  # 先检查输入
+        self.query = _query_picker(self.tokens, query)
+        steps = STEPS if kind == "scores" else (("② 权重（已归一化）", "softmax"),)
+        if kind == "scores" and values is None:
+            steps = STEPS[:2]
+        self.step = W.ToggleButtons(options=steps, value=step, description="步骤",
+                                    style={"button_width": "auto", "description_width": "initial"})
+        self.head = W.ToggleButtons(options=[(n, n) for n in self.heads] + [("叠加", OVERLAY)], value=head,
+                                    description="头", style={"button_width": "auto", "description_width": "initial"})
+        self.causal = W.Checkbox(value=bool(causal), description="只看前文（因果遮罩）", indent=False)
+        self.layer = None
+        rows = [self.query, W.HBox([self.step, self.causal]), self.head]
+        if _maps is not None:
+            self.causal.disabled = True
+            self.causal.description = "只看前文（这个模型本身就是因果的）"
+            self.layer = W.Dropdown(options=[(f"第 {i + 1} 层", i) for i in range(_maps.shape[0])], value=0,
+                                    description="层", layout=W.Layout(width="160px"))
+            rows = [self.query, W.HBox([self.layer, self.causal]), self.head]
+            self.layer.observe(lambda _: self._layer_changed(), names="value")
+        self.view = W.HTML()
+        for c in (self.query, self.step, self.head, self.causal):
+            c.observe(lambda _: self.update(), names="value")
+        self.update()
+        self.widget = W.VBox(rows + [self.view])
+
+    @classmethod
+    def from_maps(cls, maps, tokens, layer: int = 0, head=0, query: int | None = None, note: str = ""):
+        """训练好的模型的注意力图：maps 形状 (层数, 头数, T, T)，每行是已归一化的权重（如 attention_maps 的结果）。
+
+        head 可以是头的序号（0 起）、名字“头 1”…，或 'overlay'；query 默认最后一个 token。
+        """
+        m = np.asarray(maps, dtype=float)
+        if m.ndim != 4 or m.shape[2] != m.shape[3]:
+            raise ValueError(f"maps 的形状应为 (层数, 头数, T, T)，收到 {m.shape}")
+        if m.shape[2] != len(tokens):
+            raise ValueError(f"maps 的 T={m.shape[2]} 与 tokens 的个数 {len(tokens)} 不一致")
+        if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)) or not 0 <= layer < m.shape[0]:
+            raise ValueError(f"layer 必须是 0..{m.shape[0] - 1} 之间的整数，收到 {layer!r}")
+        if isinstance(head, (int, np.integer)) and not isinstance(head, bool):
+            if not 0 <= head < m.shape[1]:
+                raise ValueError(f"head 必须是 0..{m.shape[1] - 1} 之间的整数、头的名字或 'overlay'，收到 {head!r}")
+            head = f"头 {head + 1}"
+        heads = {f"头 {h + 1}": m[layer, h] for h in range(m.shape[1])}
+        query = len(tokens) - 1 if query is None else query
+        self = cls(tokens, heads, query, "softmax", head, True, None, "weights", note, _maps=m)
+        self.layer.value = layer
+        return self
+
+    def _layer_changed(self) -> None:
+        L = int(self.layer.value)
+        self.heads = {f"头 {h + 1}": self._maps[L, h] for h in range(self._maps.shape[1])}
+        self.update()
+
+    def update(self) -> None:
+        context = "" if self.layer is None else f"第 {int(self.layer.value) + 1} 层"
+        self.view.value = explorer_html(self.tokens, self.heads, int(self.query.value), self.step.value,
+                                        self.head.value, bool(self.causal.value), self.values, self.kind, self.note,
+                                        context)

@@ -1,0 +1,170 @@
+"""注意力浏览器（网页章节 03.3，第 13 章）：设置控件的 value，view 必须跟着变；数字从纯函数核对。"""
+import re
+import time
+
+import numpy as np
+import pytest
+
+from nlpbook.attention_demo import HEADS, IT_INDEX, demo_heads, demo_score_matrix, demo_sentence, demo_values
+from nlpbook.widgets.attention_explorer import OVERLAY, AttentionExplorer, explorer_data, explorer_html
+
+TOKENS = demo_sentence()
+SCORES = {h: demo_score_matrix(h) for h in HEADS}
+LEI = TOKENS.index("累")
+
+
+def _numbers(view: str) -> list[float]:
+    """视图里带颜色方块的三位小数（每个 token、每个头一个）。"""
+    return [float(x) for x in re.findall(r"■</span>(-?\d+\.\d{3})", view)]
+
+
+def test_default_view_is_it_with_both_heads_overlaid():
+    p = AttentionExplorer()
+    v = p.view.value
+    assert p.query.value == IT_INDEX and p.step.value == "softmax" and p.head.value == OVERLAY
+    assert "「它」" in v and "指代头" in v and "邻近头" in v and "示意值" in v
+    assert "#CC79A7" in v and "#0072B2" in v          # 两个头各一种 Okabe–Ito 颜色
+    nums = _numbers(v)
+    assert len(nums) == 2 * len(TOKENS)               # 叠加：每个 token 两个数
+    w = demo_heads()
+    assert nums[0::2] == [round(x, 3) for x in w["指代头"][IT_INDEX]]
+    assert nums[1::2] == [round(x, 3) for x in w["邻近头"][IT_INDEX]]
+
+
+def test_every_control_changes_the_view():
+    p = AttentionExplorer()
+    seen = {p.view.value}
+    for control, value in ((p.query, 0), (p.step, "scores"), (p.step, "output"), (p.head, "指代头"),
+                           (p.head, "邻近头"), (p.causal, True), (p.query, IT_INDEX)):
+        control.value = value
+        assert p.view.value not in seen, (control.description, value)
+        seen.add(p.view.value)
+
+
+def test_weights_sum_to_one_and_match_demo_heads():
+    for causal in (False, True):
+        for q in range(len(TOKENS)):
+            d = explorer_data(TOKENS, SCORES, q, causal=causal)
+            for h in HEADS:
+                assert d["weights"][h].sum() == pytest.approx(1.0)
+                assert np.allclose(d["weights"][h], demo_heads(causal)[h][q])
+
+
+def test_causal_puts_zero_weight_on_every_later_token():
+    for q in range(len(TOKENS)):
+        d = explorer_data(TOKENS, SCORES, q, causal=True)
+        assert d["visible"].tolist() == [j <= q for j in range(len(TOKENS))]
+        for h in HEADS:
+            assert np.all(d["weights"][h][q + 1:] == 0.0)
+            assert np.all(np.isneginf(d["scores"][h][q + 1:]))
+
+
+def test_causal_toggle_it_cannot_see_lei():
+    p = AttentionExplorer()
+    p.head.value = "指代头"
+    before = _numbers(p.view.value)
+    assert before[LEI] == pytest.approx(0.116) and before[0] == pytest.approx(0.522)
+    p.causal.value = True
+    v = p.view.value
+    after = _numbers(v)
+    assert len(after) == IT_INDEX + 1                 # 后面 3 个位置不再显示数，而是灰色的 0
+    assert after[0] == pytest.approx(0.622)
+    assert "还看不到后面的 3 个词（太、累、了）" in v and "权重恰好是 0" in v
+    p.step.value = "scores"
+    assert v.count("—") >= 3 and "−∞" in p.view.value and "<s>1.500</s>" in p.view.value
+
+
+def test_output_step_shows_weighted_sum_of_values():
+    d = explorer_data(TOKENS, SCORES, IT_INDEX, step="output", values=demo_values())
+    for h in HEADS:
+        assert np.allclose(d["output"][h], demo_heads()[h][IT_INDEX] @ demo_values())
+    v = explorer_html(TOKENS, SCORES, IT_INDEX, step="output", values=demo_values())
+    for h in HEADS:
+        assert "[" + ", ".join(f"{x:.3f}" for x in d["output"][h]) + "]" in v
+    assert "0.522×V(「小猫」)" in v
+
+
+def test_scores_step_shows_raw_scores():
+    v = explorer_html(TOKENS, SCORES, IT_INDEX, step="scores", head="指代头")
+    assert _numbers(v) == [round(float(x), 3) for x in SCORES["指代头"][IT_INDEX]]
+
+
+def test_trained_maps_layer_and_head_change_the_view():
+    rng = np.random.default_rng(0)
+    T, L, H = 6, 2, 3
+    logits = rng.normal(size=(L, H, T, T))
+    logits = np.where(np.tril(np.ones((T, T), bool)), logits, -np.inf)
+    maps = np.exp(logits - logits.max(-1, keepdims=True))
+    maps /= maps.sum(-1, keepdims=True)
+    toks = list("这本书很好\n")
+    e = AttentionExplorer.from_maps(maps, toks, layer=0, head=1)
+    assert e.query.value == T - 1 and e.causal.value and e.causal.disabled
+    assert [v for _, v in e.step.options] == ["softmax"]
+    assert "第 1 层" in e.view.value and "⏎" in e.view.value
+    assert _numbers(e.view.value) == [round(x, 3) for x in maps[0, 1, T - 1]]
+    seen = {e.view.value}
+    for control, value in ((e.layer, 1), (e.head, "头 3"), (e.head, OVERLAY), (e.query, 2)):
+        control.value = value
+        assert e.view.value not in seen, (control.description, value)
+        seen.add(e.view.value)
+    assert "第 2 层" in e.view.value
+    nums = _numbers(e.view.value)                    # 叠加、query=2：3 个可见位置 × 3 个头
+    assert nums == [round(maps[1, h, 2, j], 3) for j in range(3) for h in range(H)]
+
+
+def test_real_model_maps_are_accepted():
+    from nlpbook.tiny_transformer import load_pretrained
+    m = load_pretrained()
+    text = "\n房间很干净。"
+    maps = np.array(m.attention_maps(text))
+    e = AttentionExplorer.from_maps(maps, list(text), layer=1, head=3)
+    assert e.layer.value == 1 and e.head.value == "头 4" and "第 2 层" in e.view.value
+
+
+def test_update_is_fast():
+    p = AttentionExplorer()
+    t0 = time.perf_counter()
+    for step in ("scores", "softmax", "output", "scores", "output"):
+        p.step.value = step
+    assert (time.perf_counter() - t0) / 5 < 0.1
+
+
+def test_duplicate_tokens_get_unique_labels():
+    e = AttentionExplorer(list("好好"), {"h": np.zeros((2, 2))})
+    assert [lab for lab, _ in e.query.options] == ["1·好", "2·好"]
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(query=10), r"query 必须是 0\.\.9 之间的整数"),
+    (dict(query=-1), r"query 必须是 0\.\.9"),
+    (dict(head="主语头"), r"head 只能是 \['指代头', '邻近头'\] 之一，或 'overlay'"),
+    (dict(step="logits"), r"step 只能是 \['scores', 'softmax', 'output'\]"),
+    (dict(step="output"), r"需要 values"),
+    (dict(values=np.zeros((3, 3))), r"values 的形状应为 \(10, d_v\)"),
+])
+def test_bad_inputs_say_what_is_allowed(kwargs, match):
+    args = dict(tokens=TOKENS, heads=SCORES, query=IT_INDEX)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        explorer_html(**args)
+
+
+def test_bad_shapes_and_types():
+    with pytest.raises(ValueError, match=r"heads\['h'\] 的形状应为 \(10, 10\)"):
+        explorer_html(TOKENS, {"h": np.zeros((9, 10))}, 0)
+    with pytest.raises(TypeError, match="tokens 必须是非空的字符串列表"):
+        explorer_html("小猫", SCORES, 0)
+    with pytest.raises(ValueError, match="kind='weights' 时"):
+        explorer_html(TOKENS, SCORES, 0, kind="weights")
+    with pytest.raises(ValueError, match=r"step 只能是 \['softmax'\]"):
+        explorer_html(TOKENS, demo_heads(), 0, step="scores", kind="weights")
+    with pytest.raises(ValueError, match=r"maps 的形状应为 \(层数, 头数, T, T\)"):
+        AttentionExplorer.from_maps(np.zeros((2, 3, 3)), list("abc"))
+    with pytest.raises(ValueError, match="T=3 与 tokens 的个数 2 不一致"):
+        AttentionExplorer.from_maps(np.full((1, 1, 3, 3), 1 / 3), list("ab"))
+    with pytest.raises(ValueError, match=r"head 必须是 0\.\.0 之间的整数"):
+        AttentionExplorer.from_maps(np.full((1, 1, 3, 3), 1 / 3), list("abc"), head=2)
+    with pytest.raises(ValueError, match=r"layer 必须是 0\.\.0"):
+        AttentionExplorer.from_maps(np.full((1, 1, 3, 3), 1 / 3), list("abc"), layer=1)
+    with pytest.raises(TypeError, match="要么都给出"):
+        AttentionExplorer(tokens=TOKENS)
