@@ -56,6 +56,13 @@ from nlpbook.widgets.generation_panel import GenerationPanel
 from nlpbook.widgets.kv_cache import KVCachePanel
 from nlpbook.widgets.context_window import ContextWindowPanel
 from nlpbook.widgets.parallel_steps import RNNvsTransformerPanel
+from nlpbook.widgets.attention_explorer import AttentionExplorer
+from nlpbook.widgets.glossary_search import GlossarySearch
+from nlpbook.tiny_transformer import attention_maps, load_pretrained
+ax = AttentionExplorer()
+tt = load_pretrained(); chars = list("这本书还不错，就是物流太慢了。")
+tx = AttentionExplorer.from_maps(attention_maps(tt.params, tt.encode("".join(chars))), chars)
+gs = GlossarySearch()
 pd_ = load_peoples_daily(max_lines=2000)
 stats = [unseen_rate(pd_[:1800], pd_[1800:], n) for n in range(1, 6)]
 em = EmbeddingMap(np.array(list(EMBEDDING_MAP.values())), list(EMBEDDING_MAP))
@@ -84,6 +91,10 @@ RESULT = {
   "KV cache 计算器（滑块）": bench(first_slider(kv), sweep(first_slider(kv))),
   "上下文窗口（滑块）": bench(first_slider(cw), sweep(first_slider(cw))),
   "RNN 与 Transformer 步数（滑块）": bench(first_slider(ps), sweep(first_slider(ps))),
+  "注意力浏览器（提问的词）": bench(ax.query, [0, 3, 6, 9]),
+  "注意力浏览器（只看前文）": bench(ax.causal, [True, False]),
+  "注意力浏览器（训练好的模型，换层）": bench(tx.layer, [1, 0]),
+  "术语表（搜索框）": bench(gs.text, ["注意力", "softmax", "", "CRF"]),
 }
 print(RESULT)
 """

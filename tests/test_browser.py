@@ -161,6 +161,14 @@ def test_notebook_runs_in_jupyterlab(lab, path):
                 page.keyboard.press("ArrowRight")
             expect(readout).not_to_have_text(before)
             expect(summary).not_to_have_text(text_before)
+        if path.name == "13-transformer.ipynb":
+            # 注意力浏览器：勾上“只看前文”，“它”这一行要说明它还看不到后面的词
+            box = nb.locator(".widget-checkbox", has_text="只看前文（因果遮罩）").first
+            panel = box.locator("xpath=ancestor::div[contains(@class,'widget-vbox')][1]")
+            view = panel.locator(".widget-html").last
+            expect(view).not_to_contain_text("还看不到")
+            box.locator("input").check()
+            expect(view).to_contain_text("还看不到后面的 3 个词")
         assert errors.count() == 0, "操作控件后出现错误：" + " | ".join(errors.all_inner_texts())[:3000]
     except Exception:
         shot = ROOT / "tests" / f"browser-failure-{path.stem}.png"
