@@ -126,7 +126,7 @@ def bench_import() -> float:
 
 def bench_notebook(path: Path) -> dict:
     nb = nbformat.read(path, as_version=4)
-    km, kc = start_new_kernel(kernel_name="python3", cwd=str(path.parent))
+    km, kc = start_new_kernel(kernel_name="python3", cwd=str(path.parent), stderr=subprocess.DEVNULL)
     try:
         cells = []
         for cell in nb.cells:
@@ -142,7 +142,7 @@ def bench_notebook(path: Path) -> dict:
 
 
 def bench_widgets() -> dict:
-    km, kc = start_new_kernel(kernel_name="python3")
+    km, kc = start_new_kernel(kernel_name="python3", stderr=subprocess.DEVNULL)
     try:
         run_in_kernel(kc, "%matplotlib inline")
         _, outs = run_in_kernel(kc, WIDGET_BENCH)
@@ -168,7 +168,7 @@ print({"字符三元模型拟合（训练集 100 万字）": fit, "字符 GRU �
 
 
 def bench_models() -> dict:
-    km, kc = start_new_kernel(kernel_name="python3")
+    km, kc = start_new_kernel(kernel_name="python3", stderr=subprocess.DEVNULL)
     try:
         _, outs = run_in_kernel(kc, MODEL_BENCH)
         import ast

@@ -322,3 +322,16 @@ IDS, MASK = RC.pad_batch([[1, 2], [3]])
 def test_errors(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+def test_classifier_predicts_large_batches_in_chunks_with_the_same_result():
+    P = RC.init_rnn_classifier(50, dim=8, hidden=8, seed=0)
+    rng = np.random.default_rng(0)
+    ids = rng.integers(1, 50, size=(2500, 7))
+    mask = np.ones(ids.shape, dtype=bool)
+    mask[::3, 5:] = False
+    ids[~mask] = 0
+    whole = RC.predict_proba(P, ids, mask)
+    one_by_one = np.concatenate([RC.predict_proba(P, ids[i:i + 1], mask[i:i + 1]) for i in range(0, 2500, 97)])
+    assert whole.shape == (2500,)
+    np.testing.assert_allclose(whole[::97], one_by_one, rtol=1e-5)
