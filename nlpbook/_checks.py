@@ -33,6 +33,14 @@ def as_float_array_keep(a, name: str) -> np.ndarray:
     return as_float_array(a, name)
 
 
+def check_upstream_grad(g, shape, name: str) -> np.ndarray:
+    """反向传播收到的上游梯度：同 as_float_array_keep，且形状必须与前向输出相同。"""
+    g = as_float_array_keep(g, name)
+    if g.shape != tuple(shape):
+        raise ValueError(f"{name} 的形状应与前向输出相同 {tuple(shape)}，收到 {g.shape}")
+    return g
+
+
 def check_positive(value, name: str, *, integer: bool = False, allow_zero: bool = False):
     """检查一个正数（或非负数）参数，返回原值。"""
     kind = numbers.Integral if integer else numbers.Real

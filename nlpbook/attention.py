@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from ._checks import as_float_array, as_float_array_keep, check_positive
+from ._checks import as_float_array, as_float_array_keep, check_positive, check_upstream_grad
 
 __all__ = ["attention_scores", "apply_mask", "masked_softmax", "attention_steps",
            "scaled_dot_product_attention", "attention_from_scores", "causal_mask", "padding_mask",
@@ -310,9 +310,7 @@ def mha_backward(d_out, cache: dict):
     """
     B, T, d = cache["shape"]
     P, h, scale = cache["params"], cache["n_heads"], cache["scale"]
-    g = _arr(d_out, "d_out")
-    if g.shape != cache["x_shape"]:
-        raise ValueError(f"d_out 的形状应与前向输出相同 {cache['x_shape']}，收到 {g.shape}")
+    g = check_upstream_grad(d_out, cache["x_shape"], "d_out")
     g2 = g.reshape(B * T, d)
     q, k, v, w = cache["q"], cache["k"], cache["v"], cache["weights"]
     grads = {"Wo": cache["ctx2"].T @ g2}

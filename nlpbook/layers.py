@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ._checks import as_float_array, check_positive
+from ._checks import as_float_array_keep, check_positive, check_upstream_grad
 
 __all__ = ["layer_norm_forward", "layer_norm_backward", "gelu", "init_ffn_params", "ffn_forward",
            "ffn_backward", "Adam"]
@@ -21,13 +21,7 @@ _A = 0.044715
 ACTIVATIONS = ("gelu", "relu")
 
 
-def _float(a, name: str) -> np.ndarray:
-    """float32/float64 数组原样保留，其余转成 float64；拒绝 NaN 与无穷大。"""
-    if isinstance(a, np.ndarray) and a.dtype in (np.float32, np.float64):
-        if a.size and not np.isfinite(a).all():
-            raise ValueError(f"{name} 含有 NaN 或无穷大；只允许有限的数")
-        return a
-    return as_float_array(a, name)
+_float = as_float_array_keep  # float32/float64 原样保留，其余转成 float64；拒绝 NaN 与无穷大
 
 
 def _vec(a, name: str, d: int) -> np.ndarray:
@@ -90,9 +84,7 @@ def layer_norm_backward(dy, cache):
     dx = (1/σ)·(g − mean(g) − x̂·mean(g·x̂))，其中 g = dy·gamma，x̂ 是归一化后的 x。
     """
     inner, shape = cache
-    dy = _float(dy, "dy")
-    if dy.shape != shape:
-        raise ValueError(f"dy 的形状应与前向输出相同 {shape}，收到 {dy.shape}")
+    dy = check_upstream_grad(dy, shape, "dy")
     dx, dg, db = _ln_bwd(dy.reshape(-1, shape[-1]), inner)
     return dx.reshape(shape), dg, db
 
@@ -209,9 +201,7 @@ def ffn_forward(x, params: dict, activation: str = "gelu"):
 def ffn_backward(d_out, cache):
     """ffn_forward 的反向：给 ∂L/∂out，返回 (dx, grads)，grads 含 W1、b1、W2、b2。"""
     inner, shape = cache
-    g = _float(d_out, "d_out")
-    if g.shape != shape:
-        raise ValueError(f"d_out 的形状应与前向输出相同 {shape}，收到 {g.shape}")
+    g = check_upstream_grad(d_out, shape, "d_out")
     dx, grads = _ffn_bwd(g.reshape(-1, shape[-1]), inner)
     return dx.reshape(shape), grads
 

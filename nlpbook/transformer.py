@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ._checks import check_positive
+from ._checks import check_positive, check_upstream_grad
 from .attention import causal_mask, init_mha_params, mha_backward, mha_forward, sinusoidal_positions
 from .layers import (Adam, _check_activation, _ffn_bwd, _ffn_fwd, _float, _ln_bwd, _ln_fwd,
                      ffn_backward, ffn_forward, init_ffn_params, layer_norm_backward, layer_norm_forward)
@@ -128,9 +128,7 @@ def block_forward(x, params: dict, n_heads: int, mask=None, pre_ln: bool = True,
 def block_backward(dy, cache):
     """block_forward 的反向：给 ∂L/∂y，返回 (dx, grads)，grads 的键与 params 相同。"""
     inner, shape = cache
-    g = _float(dy, "dy")
-    if g.shape != shape:
-        raise ValueError(f"dy 的形状应与前向输出相同 {shape}，收到 {g.shape}")
+    g = check_upstream_grad(dy, shape, "dy")
     dx, grads = _block_bwd(g.reshape(-1, shape[-1]), inner)
     return dx.reshape(shape), grads
 
