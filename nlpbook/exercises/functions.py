@@ -1,0 +1,208 @@
+"""“自己实现一个函数”的练习：在固定的小例子和随机例子上与课程的参考实现对照。
+
+检查顺序：固定例子（从小到大），再是随机例子（规模逐渐变大，种子固定，所以每次结论一样）。
+报告第一个、也就是最小的失败例子：输入、应得、实得，以及“像是哪种常见错误”——
+把读者的输出与每个已知错误实现的输出比一比，对上了就说出那个错误。
+读者的函数报错、返回错误的形状或 NaN、或超时（死循环），都变成一句说明，不会抛给内核。
+"""
+from __future__ import annotations
+
+import copy
+import ctypes
+import threading
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from .base import FAIL, PASS, TODO, Exercise, Result
+from .compare import describe, same
+
+__all__ = ["Case", "Mistake", "FunctionExercise", "TimeLimitExceeded", "call_with_time_limit"]
+
+
+@dataclass(frozen=True)
+class Case:
+    """一个测试输入：args/kwargs 传给函数；note 说明它为什么值得测（如“超大 logits”）。"""
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """一种常见错误：fn 是照着这个错误写的实现，message 告诉读者错在哪里。"""
+    message: str
+    fn: Callable
+
+
+class TimeLimitExceeded(BaseException):
+    """读者的函数超时。继承 BaseException，读者代码里的 `except Exception` 拦不住它。"""
+
+
+def call_with_time_limit(fn: Callable, args: tuple = (), kwargs: dict | None = None, seconds: float = 2.0):
+    """在当前线程里调用 fn(*args, **kwargs)；超过 seconds 秒就抛 TimeLimitExceeded。
+
+    用一个看门狗线程向当前线程注入异常，所以 Windows、macOS、Linux 都能用，也不占用信号。
+    只能打断 Python 代码；一个长时间的 numpy 调用会在它返回后才被打断。
+    """
+    kwargs = kwargs or {}
+    target = threading.get_ident()
+    done = threading.Event()
+    fired = threading.Event()
+
+    def watchdog():
+        if not done.wait(seconds):
+            fired.set()
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(target),
+                                                       ctypes.py_object(TimeLimitExceeded))
+
+    dog = threading.Thread(target=watchdog, daemon=True)
+    dog.start()
+    try:
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            done.set()
+            dog.join()
+            if fired.is_set():  # 注入的异常若还没送达，撤销它
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(target), None)
+    except TimeLimitExceeded:
+        raise TimeLimitExceeded(f"超过 {seconds} 秒") from None
+
+
+def _call_repr(name: str, case: Case) -> str:
+    parts = [describe(a, limit=200) for a in case.args]
+    parts += [f"{k}={describe(v, limit=200)}" for k, v in case.kwargs.items()]
+    return f"{name}({', '.join(parts)})"
+
+
+class FunctionExercise(Exercise):
+    """读者实现一个函数，检查器在 cases 与 random_cases(rng) 上与 reference 对照。
+
+    reference：参考实现（通常就是 nlpbook 里的函数，或包一层把输出整理成题目要的形式）。
+    cases：固定例子，从小到大排；random_cases：rng -> [Case, …]，种子固定。
+    mistakes：[Mistake(说明, 错误实现), …]，用来诊断读者的错误。
+    compare：(expected, got) -> (bool, 原因)，默认 same(…, atol, rtol)。
+    stub：notebook 里给读者的起始代码；answer：参考答案代码（solution() 打印，也是默认的 filled）。
+    raises：参考实现在某个例子上抛异常时，读者的函数也要抛出同类异常。
+    """
+
+    kind = "function"
+
+    def __init__(self, ex_id, title, *, name: str, reference: Callable, cases=(), random_cases=None,
+                 mistakes=(), stub: str = "", answer: str = "", hints=(), compare=None,
+                 atol: float = 1e-6, rtol: float = 1e-6, seed: int = 0, time_limit: float = 2.0,
+                 generic_hint: str = "", filled: str = ""):
+        super().__init__(ex_id, title, hints=hints, answer=answer, stub=stub, filled=filled or answer)
+        if not name.isidentifier():
+            raise ValueError(f"name 必须是合法的函数名，收到 {name!r}")
+        if not cases and random_cases is None:
+            raise ValueError("至少要有一个固定例子或随机例子")
+        self.name, self.reference = name, reference
+        self.cases = [c if isinstance(c, Case) else Case(tuple(c)) for c in cases]
+        self.random_cases, self.seed = random_cases, seed
+        self.mistakes = list(mistakes)
+        self.atol, self.rtol, self.time_limit = atol, rtol, time_limit
+        self._compare = compare
+        self.generic_hint = generic_hint
+
+    # ---- 例子与参考输出 -----------------------------------------------------
+    def all_cases(self) -> list[Case]:
+        """固定例子在前、随机例子在后；随机例子每次都一样（种子固定）。"""
+        extra = list(self.random_cases(np.random.default_rng(self.seed))) if self.random_cases else []
+        return self.cases + [c if isinstance(c, Case) else Case(tuple(c)) for c in extra]
+
+    def _run(self, fn, case: Case):
+        """返回 ("ok", 输出) 或 ("error", 异常) 或 ("timeout", None)。输入先深拷贝，读者改不到例子本身。"""
+        args, kwargs = copy.deepcopy(case.args), copy.deepcopy(case.kwargs)
+        try:
+            # 溢出、除以 0 之类的警告不打印：结果里的 NaN/无穷大会在比较时说清楚
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                return "ok", call_with_time_limit(fn, args, kwargs, self.time_limit)
+        except TimeLimitExceeded:
+            return "timeout", None
+        except Exception as exc:  # noqa: BLE001 - 读者代码的任何异常都变成说明
+            return "error", exc
+
+    def compare(self, expected, got) -> tuple[bool, str]:
+        if self._compare is not None:
+            return self._compare(expected, got)
+        return same(expected, got, atol=self.atol, rtol=self.rtol)
+
+    # ---- 判分 --------------------------------------------------------------
+    def evaluate(self, fn) -> Result:
+        if fn is None or fn is Ellipsis:
+            return self._result(TODO, f"还没有作答——先在上面实现 {self.name}，再运行这一格。")
+        if not callable(fn):
+            return self._result(FAIL, f"请传入函数本身，如 check({self.name})；收到的是 {type(fn).__name__}。")
+        cases = self.all_cases()
+        for n, case in enumerate(cases, 1):
+            ref_status, expected = self._run(self.reference, case)
+            if ref_status == "timeout":  # 不应发生：参考实现本身超时
+                raise RuntimeError(f"参考实现在例子 {n} 上超时")
+            status, got = self._run(fn, case)
+            if status == "error" and isinstance(got, NotImplementedError) and n == 1:
+                return self._result(TODO, f"还没有作答——把 {self.name} 里的 raise NotImplementedError "
+                                          "换成你的实现，再运行这一格。")
+            call = _call_repr(self.name, case)
+            note = f"（{case.note}）" if case.note else ""
+            if ref_status == "error":  # 这个例子要求报错
+                if status == "error" and isinstance(got, type(expected)):
+                    continue
+                what = "超时" if status == "timeout" else (
+                    f"抛出了 {type(got).__name__}" if status == "error" else f"返回了 {describe(got)}")
+                return self._fail(n, len(cases), call, note,
+                                  f"这个输入应当抛出 {type(expected).__name__}（{expected}），你的函数{what}。")
+            if status == "timeout":
+                return self._fail(n, len(cases), call, note,
+                                  f"超过 {self.time_limit:g} 秒还没有返回：是不是有死循环？")
+            if status == "error":
+                return self._fail(n, len(cases), call, note,
+                                  f"报错 {type(got).__name__}: {got}", expected=expected)
+            ok, why = self.compare(expected, got)
+            if not ok:
+                return self._fail(n, len(cases), call, note, f"结果不对：{why}。", expected=expected,
+                                  got=got, case=case)
+        fixed = len(self.cases)
+        return self._result(PASS, f"正确！通过了全部 {len(cases)} 个例子"
+                                  f"（{fixed} 个固定例子、{len(cases) - fixed} 个随机例子）。")
+
+    _NO = object()
+
+    def _fail(self, n, total, call, note, what, *, expected=_NO, got=_NO, case=None) -> Result:
+        lines = [f"第 {n} 个例子（共 {total} 个）没有通过{note}。", f"  输入：{call}"]
+        if expected is not self._NO:
+            lines.append(f"  应得：{describe(expected)}")
+        if got is not self._NO:
+            lines.append(f"  实得：{describe(got)}")
+        lines.append(f"  {what}")
+        guess = self._diagnose(case, got) if case is not None else None
+        if guess:
+            lines.append(f"  可能的原因：{guess}")
+        elif self.generic_hint:
+            lines.append(f"  提示：{self.generic_hint}")
+        elif self.hints:
+            lines.append("  卡住了？运行 hint() 看提示。")
+        return self._result(FAIL, "\n".join(lines))
+
+    def _diagnose(self, case: Case, got) -> str | None:
+        for mistake in self.mistakes:
+            status, wrong = self._run(mistake.fn, case)
+            if status == "ok" and self.compare(wrong, got)[0]:
+                return mistake.message
+        return None
+
+    def timing(self, fn, repeat: int = 5) -> float:
+        """evaluate(fn) 的中位耗时（秒），供 benchmarks 使用。"""
+        times = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            self.evaluate(fn)
+            times.append(time.perf_counter() - start)
+        return float(np.median(times))
+
+
