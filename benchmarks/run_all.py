@@ -9,6 +9,7 @@
   最慢的一格（真实数据训练所在的那一格）、其余各格合计，以及内核的峰值内存（ru_maxrss）；
   预算：其余各格 ≤ 10 s，最慢一格 ≤ 30 s，全部 notebook ≤ 5 分钟，峰值内存 ≤ 500 MB
 - 每个交互面板：在真实内核里改控件的值（含重新计算和重画 PNG），取中位数；预算 100 ms
+- 每道“自己实现”练习的检查耗时（benchmarks/exercise_checks.py）；预算 200 ms
 """
 from __future__ import annotations
 
@@ -196,6 +197,12 @@ def main() -> int:
     for name, sec in bench_models().items():
         print(f"  {name:<28} {sec:6.1f} s")
     print("  （另见 scripts/train_char_rnn.py、scripts/train_tiny_transformer.py 与 benchmarks/word2vec_vs_gensim.py 的输出）")
+
+    print("\n练习检查（参考答案作为读者的函数，中位数）：")
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "exercise_checks.py")],
+                         capture_output=True, text=True)
+    ok &= out.returncode == 0
+    print("  " + out.stdout.strip().splitlines()[-1])
 
     if "--skip-notebooks" not in sys.argv:
         print("\nnotebook（单核，不含内核启动）：")

@@ -71,8 +71,10 @@ def same(expected, got, *, atol: float = 1e-6, rtol: float = 1e-6, path: str = "
             return False, f"{where}形状应为 {exp.shape}，得到 {arr.shape}"
         bad = ~np.isfinite(arr) & np.isfinite(exp)
         if bad.any():
+            if exp.ndim == 0:
+                return False, f"{where}得到了 NaN 或无穷大"
             idx = tuple(int(i) for i in np.argwhere(bad)[0])
-            return False, f"{where}出现了 NaN 或无穷大（位置 {idx if exp.ndim else ''}）"
+            return False, f"{where}第 {idx[0] if len(idx) == 1 else idx} 项是 NaN 或无穷大"
         close = np.isclose(arr, exp, atol=atol, rtol=rtol, equal_nan=True) | (arr == exp)
         if not close.all():
             if exp.ndim == 0:
@@ -106,7 +108,11 @@ def _num(x) -> str:
 
 def describe(x, limit: int = 300) -> str:
     """把一个值写成短短一行：数组保留 4 位有效数字，过长的截断。"""
-    if _is_arraylike(x) and (isinstance(x, np.ndarray) or np.asarray(x).dtype != object):
+    if isinstance(x, (list, tuple)) and _is_arraylike(x):   # Python 的列表：照原样写，数字不带多余的小数点
+        open_, close = ("[", "]") if isinstance(x, list) else ("(", ")")
+        parts = [describe(v, limit) for v in x[:24]] + (["…"] if len(x) > 24 else [])
+        text = open_ + ", ".join(parts) + close
+    elif isinstance(x, np.ndarray):
         arr = np.asarray(x)
         if arr.dtype.kind in "fc":
             text = np.array2string(arr, precision=4, suppress_small=True, threshold=24, separator=", ",

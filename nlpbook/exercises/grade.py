@@ -1,14 +1,13 @@
 """批改：在各自独立的内核里运行读者保存的 notebook，汇总每道题的状态。
 
-从不修改被批改的文件：读入内存、在临时目录里执行，结果只打印（或写到 --csv 指定的文件）。
+从不修改被批改的文件：notebook 读进内存执行，结果只打印（或写到 --csv 指定的文件），原文件不写回。
+内核的工作目录是 notebook 所在的文件夹，和在 JupyterLab 里运行时一样（第 17 章要读同目录的其他章）。
 一个单元报错不会中断批改（allow_errors）；每个单元有超时。
 """
 from __future__ import annotations
 
 import csv
 import json
-import shutil
-import tempfile
 from pathlib import Path
 
 from .base import PASS, TODO
@@ -36,18 +35,13 @@ def grade_notebook(path, timeout: int = 120, kernel_name: str = "python3") -> di
     except Exception as exc:  # noqa: BLE001 - 坏文件也要出现在表里
         return {"file": path.name, "results": {}, "error": f"读不了：{type(exc).__name__}: {exc}"}
     nb.cells.append(nbformat.v4.new_code_cell(_REPORT_CODE))
-    with tempfile.TemporaryDirectory() as tmp:
-        # 在临时目录里运行：读者代码写的文件留不下来，也碰不到原 notebook
-        for sibling in path.parent.iterdir():
-            if sibling.is_file() and sibling.suffix != ".ipynb" and sibling.stat().st_size < 50_000_000:
-                shutil.copy2(sibling, tmp)
-        client = NotebookClient(nb, timeout=timeout, kernel_name=kernel_name, allow_errors=True,
-                                resources={"metadata": {"path": tmp}}, record_timing=False)
-        error = None
-        try:
-            client.execute()
-        except Exception as exc:  # noqa: BLE001 - 超时、内核死掉：记下来，继续批改下一个
-            error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    client = NotebookClient(nb, timeout=timeout, kernel_name=kernel_name, allow_errors=True,
+                            resources={"metadata": {"path": str(path.parent.resolve())}}, record_timing=False)
+    error = None
+    try:
+        client.execute()
+    except Exception as exc:  # noqa: BLE001 - 超时、内核死掉：记下来，继续批改下一个
+        error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
     report = {}
     for out in nb.cells[-1].get("outputs", []):
         text = out.get("text", "")
