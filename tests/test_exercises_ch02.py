@@ -22,7 +22,8 @@ def test_choices_reject_an_option_that_does_not_exist():
 
 
 def test_q2_an_unexplained_wrong_count_gets_the_generic_message():
-    _fails(ex.q2, 7, "应为 10")
+    msg = _fails(ex.q2, 7, "你填的是 7")
+    assert "10" not in msg, "没请求答案时不能说出应得的值"
     _fails(ex.q2, "十", "数值")
 
 

@@ -20,7 +20,8 @@ def _fails(q, answer, *words):
 def test_q1_expected_is_the_gradient_of_the_package_and_other_values_fail():
     g, _ = gradient(np.zeros(1), 0.0, np.array([[1.0]]), np.array([0]))
     assert math.isclose(g[0], ex.q1.expected)
-    _fails(ex.q1, 0.45, "应为 0.5")
+    msg = _fails(ex.q1, 0.45, "你填的是 0.45")
+    assert "0.5" not in msg, "没请求答案时不能说出应得的值"
     _fails(ex.q1, [0.5, 0.5], "形状")
 
 

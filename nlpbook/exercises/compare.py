@@ -69,7 +69,7 @@ def same(expected, got, *, atol: float = 1e-6, rtol: float = 1e-6, path: str = "
             return False, f"{where}应为数值{'数组' if exp.ndim else ''}，得到 {type(got).__name__}"
         if arr.shape != exp.shape:
             return False, f"{where}形状应为 {exp.shape}，得到 {arr.shape}"
-        bad = ~np.isfinite(arr) & np.isfinite(exp)
+        bad = ~np.isfinite(arr) & np.isfinite(exp)   # 读者得到 NaN/无穷大，而应得的是有限数
         if bad.any():
             if exp.ndim == 0:
                 return False, f"{where}得到了 NaN 或无穷大"
@@ -101,6 +101,8 @@ def same(expected, got, *, atol: float = 1e-6, rtol: float = 1e-6, path: str = "
 
 def _num(x) -> str:
     x = float(x)
+    if not np.isfinite(x):
+        return str(x)            # nan、inf、-inf
     if x == int(x) and abs(x) < 1e15:
         return str(int(x))
     return f"{x:.4g}" if abs(x) >= 1e-3 or x == 0 else f"{x:.3e}"

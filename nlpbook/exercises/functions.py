@@ -129,9 +129,13 @@ class FunctionExercise(Exercise):
             return "error", exc
 
     def compare(self, expected, got) -> tuple[bool, str]:
-        if self._compare is not None:
-            return self._compare(expected, got)
-        return same(expected, got, atol=self.atol, rtol=self.rtol)
+        """比较出错（读者返回了奇怪的对象，比较本身抛异常）也算“不相同”，不把异常抛给读者。"""
+        try:
+            if self._compare is not None:
+                return self._compare(expected, got)
+            return same(expected, got, atol=self.atol, rtol=self.rtol)
+        except Exception as exc:  # noqa: BLE001
+            return False, f"返回值没法和应得的结果比较（{type(exc).__name__}: {exc}）"
 
     # ---- 判分 --------------------------------------------------------------
     def evaluate(self, fn) -> Result:

@@ -4,6 +4,8 @@
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from .base import FAIL, PASS, TODO, Exercise, Result
@@ -39,8 +41,13 @@ class NumberExercise(Exercise):
         for value, msg in self.wrong:
             if same(value, answer, atol=self.tol, rtol=0.0)[0]:
                 return self._result(FAIL, f"还不对。{msg}")
+        # 不说出应得的值：只说形状/类型这类不泄露答案的问题
+        reveals = "应为 " in why and "形状" not in why   # "应为 0.5" 说出了答案；"应为数值" 没有
+        where = re.search(r"(第 \S+ 项)\s*(?:\[[^\]]*\]\s*)?应为", why)
+        detail = why if not reveals else (f"{where.group(1)}不对（你填的是 {describe(answer)}）" if where
+                                          else f"你填的是 {describe(answer)}")
         hint = "运行 hint() 看提示。" if self.hints else ""
-        return self._result(FAIL, f"还不对：{why}。{hint}".rstrip("。") + "。")
+        return self._result(FAIL, f"还不对：{detail}。{hint}".rstrip("。") + "。")
 
 
 class ChoiceExercise(Exercise):
