@@ -110,7 +110,7 @@ def _num(x) -> str:
 
 def describe(x, limit: int = 300) -> str:
     """把一个值写成短短一行：数组保留 4 位有效数字，过长的截断。"""
-    if isinstance(x, (list, tuple)) and _is_arraylike(x):   # Python 的列表：照原样写，数字不带多余的小数点
+    if isinstance(x, (list, tuple)):   # Python 的列表、元组：逐项写，数字不带多余的小数点
         open_, close = ("[", "]") if isinstance(x, list) else ("(", ")")
         parts = [describe(v, limit) for v in x[:24]] + (["…"] if len(x) > 24 else [])
         text = open_ + ", ".join(parts) + close

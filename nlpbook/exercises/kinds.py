@@ -43,8 +43,9 @@ class NumberExercise(Exercise):
                 return self._result(FAIL, f"还不对。{msg}")
         # 不说出应得的值：只说形状/类型这类不泄露答案的问题
         reveals = "应为 " in why and "形状" not in why   # "应为 0.5" 说出了答案；"应为数值" 没有
-        where = re.search(r"(第 \S+ 项)\s*(?:\[[^\]]*\]\s*)?应为", why)
-        detail = why if not reveals else (f"{where.group(1)}不对（你填的是 {describe(answer)}）" if where
+        where = re.search(r"((?:第 \S+ 项\s*|\[[^\]]*\]\s*)+)应为", why)   # 整条路径，如“第 1 项 第 0 项”
+        path = re.sub(r"项\s+(?=第)", "项的", where.group(1).strip()) if where else ""
+        detail = why if not reveals else (f"{path}不对（你填的是 {describe(answer)}）" if where
                                           else f"你填的是 {describe(answer)}")
         hint = "运行 hint() 看提示。" if self.hints else ""
         return self._result(FAIL, f"还不对：{detail}。{hint}".rstrip("。") + "。")
