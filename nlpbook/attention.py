@@ -7,7 +7,7 @@
 - 行向量约定：Q = X @ W_Q（课文第 13.2 节的 Q=XW_Q），权重矩阵形状 (d_in, d_out)。
 - float32 输入保持 float32（训练用），其余转成 float64。
 不做的事：不做 dropout、KV cache、分块（FlashAttention 式）计算；LayerNorm、FFN 与整层 Transformer
-不在这里。网页章节的演示数据在 attention_demo 模块。
+不在这里。第 13 章“注意力浏览器”一节的演示数据在 attention_demo 模块。
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from ._checks import as_float_array, as_float_array_keep, check_positive, check_upstream_grad
+from ._checks import as_float_array, as_float_array_keep, check_param_dict, check_positive, check_rng, check_upstream_grad
 
 __all__ = ["attention_scores", "apply_mask", "masked_softmax", "attention_steps",
            "scaled_dot_product_attention", "attention_from_scores", "causal_mask", "padding_mask",
@@ -35,20 +35,10 @@ def _seq(a, name: str, what: str) -> np.ndarray:
 
 
 def _scores_arr(scores) -> np.ndarray:
-    """分数表：允许 -∞（被遮罩的位置），不允许 NaN 与 +∞。"""
-    if isinstance(scores, np.ndarray) and scores.dtype in (np.float32, np.float64):
-        s = scores
-    else:
-        if isinstance(scores, (str, bytes)):
-            raise TypeError(f"scores 必须是数值数组，收到 {type(scores).__name__}")
-        try:
-            s = np.asarray(scores, dtype=float)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"scores 必须是数值数组，收到 {type(scores).__name__}") from exc
+    """分数表：允许 -∞（被遮罩的位置），不允许 NaN 与 +∞；float32 原样保留。"""
+    s = as_float_array_keep(scores, "scores", allow_neg_inf=True)
     if s.ndim == 0 or s.shape[-1] == 0:
         raise ValueError(f"scores 至少要有 1 维且最后一维（候选位置数）不为 0，收到形状 {s.shape}")
-    if np.isnan(s).any() or np.isposinf(s).any():
-        raise ValueError("scores 含有 NaN 或 +∞；只允许有限的数和 -∞（被遮罩的位置）")
     return s
 
 
@@ -223,8 +213,7 @@ _W, _B = ("Wq", "Wk", "Wv", "Wo"), ("bq", "bk", "bv", "bo")
 def init_mha_params(d_model: int, rng: np.random.Generator, bias: bool = True, dtype=np.float32) -> dict:
     """多头注意力参数：Wq、Wk、Wv、Wo 为 (d_model, d_model)，元素 ~ N(0, 1/d_model)；bias=True 时偏置为 0。"""
     check_positive(d_model, "d_model", integer=True)
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng 必须是 np.random.Generator（如 np.random.default_rng(0)），收到 {type(rng).__name__}")
+    check_rng(rng)
     p = {w: (rng.standard_normal((d_model, d_model)) / math.sqrt(d_model)).astype(dtype) for w in _W}
     if bias:
         p.update({b: np.zeros(d_model, dtype=dtype) for b in _B})
@@ -232,11 +221,7 @@ def init_mha_params(d_model: int, rng: np.random.Generator, bias: bool = True, d
 
 
 def _mha_params(params, d: int) -> dict:
-    if not isinstance(params, dict):
-        raise TypeError(f"params 必须是字典，含 {_W}（可选 {_B}），收到 {type(params).__name__}")
-    missing = [w for w in _W if w not in params]
-    if missing:
-        raise ValueError(f"params 缺少 {missing}；需要 {_W}，偏置 {_B} 可选")
+    check_param_dict(params, _W, hint=f"（偏置 {_B} 可选；可用 init_mha_params 生成）")
     P = {}
     for w in _W:
         P[w] = _arr(params[w], w)

@@ -1,4 +1,4 @@
-"""网页章节 03.3 注意力演示的数据：句子“小猫 没有 跳上 桌子 ， 因为 它 太 累 了”与两个手工设定的头。
+"""第 13 章“注意力浏览器”一节的演示数据：句子“小猫 没有 跳上 桌子 ， 因为 它 太 累 了”与两个手工设定的头。
 
 重要：这里的分数、权重和颜色都是为讲解手工设定的示意值，不来自任何训练过的模型。
 “指代头”“邻近头”这样的分工在真实模型里是训练中自己形成的，也不保证存在；高权重也不等于因果解释。
@@ -42,12 +42,12 @@ def _score_matrix(head: str) -> np.ndarray:
 
 
 def demo_sentence() -> list[str]:
-    """演示句的 10 个 token。教学位置：网页章节 03.3。例：demo_sentence()[6] → '它'"""
+    """演示句的 10 个 token。教学位置：第 13 章“注意力浏览器”一节。例：demo_sentence()[6] → '它'"""
     return list(_TOKENS)
 
 
 def demo_scores(query_index: int = IT_INDEX, head: str = "指代头") -> np.ndarray:
-    """第 query_index 个词对每个词的手设原始分数 (10,)（示意值）。教学位置：网页章节 03.3 的第 ① 步。
+    """第 query_index 个词对每个词的手设原始分数 (10,)（示意值）。教学位置：第 13 章“注意力浏览器”一节的第 ① 步。
 
     对它做 softmax 就得到 demo_heads()[head] 的对应行（第 ② 步），再乘 demo_values() 即第 ③ 步。
     例：demo_scores(6) 中“小猫”3.0 最高，“桌子”1.8 次之，“累”1.5 再次。
@@ -59,7 +59,7 @@ def demo_scores(query_index: int = IT_INDEX, head: str = "指代头") -> np.ndar
 
 
 def demo_score_matrix(head: str = "指代头") -> np.ndarray:
-    """一个手设头的整张原始分数表 (10, 10)（示意值）：行 = 提问的词，列 = 被看的词。教学位置：网页章节 03.3 的第 ① 步。
+    """一个手设头的整张原始分数表 (10, 10)（示意值）：行 = 提问的词，列 = 被看的词。教学位置：第 13 章“注意力浏览器”一节的第 ① 步。
 
     第 i 行就是 demo_scores(i, head)；逐行（可先套因果遮罩）做 softmax 得到 demo_heads()[head]。
     例：demo_score_matrix("邻近头")[6] → 相邻的“因为”“太”为 2，自己 1，其余 -1。
@@ -72,7 +72,7 @@ def demo_score_matrix(head: str = "指代头") -> np.ndarray:
 def demo_heads(causal: bool = False) -> dict[str, np.ndarray]:
     """两个手设头的权重 {'指代头': (10, 10), '邻近头': (10, 10)}：行 = 提问的词，列 = 被看的词，每行和为 1。
 
-    教学位置：网页章节 03.3。causal=True 对应“只看前文”：先套因果遮罩再 softmax，
+    教学位置：第 13 章“注意力浏览器”一节。causal=True 对应“只看前文”：先套因果遮罩再 softmax，
     于是“它”（第 6 个）看不到后面的“累”（第 8 个），权重为 0。
     """
     if not isinstance(causal, (bool, np.bool_)):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._checks import check_positive
+from ._checks import as_id_array, check_positive
 from .rnn import GRU_KEYS, _gru_core, _gru_core_backward, _mat, init_cell_params
 from .rnn_classifier import _adam, clip_by_global_norm
 from .text import UNK
@@ -47,16 +47,6 @@ def _lm_params(params):
     return P
 
 
-def _lm_ids(ids, V, name):
-    a = np.asarray(ids)
-    a = a.astype(np.int64) if a.size == 0 else a  # 空列表默认是 float
-    if a.dtype.kind not in "iu":
-        raise TypeError(f"{name} 必须是整数编号，收到 dtype {a.dtype}")
-    if a.size and (a.min() < 0 or a.max() >= V):
-        raise ValueError(f"{name} 必须在 0..{V - 1} 之间，收到 {a.min()}..{a.max()}")
-    return a
-
-
 def _lm_forward(P, x, h0):
     """x (B, T) → 每步隐藏状态 (B, T, H)、最后状态、每步的中间量。"""
     gx = P["E"][x] @ P["Wx"] + P["bx"]
@@ -87,7 +77,7 @@ def char_lm_loss_and_grads(params, x, y, h0=None):
     """
     P = _lm_params(params)
     V, H = P["W_out"].shape[1], P["Wh"].shape[0]
-    x, y = _lm_ids(x, V, "x"), _lm_ids(y, V, "y")
+    x, y = as_id_array(x, "x", size=V), as_id_array(y, "y", size=V)
     if x.ndim != 2 or x.shape != y.shape or x.shape[1] == 0:
         raise ValueError(f"x 与 y 必须是同形状的 (B, T)，收到 {x.shape} 与 {y.shape}")
     B, T = x.shape
@@ -122,7 +112,7 @@ def next_logits(params, prefix_ids) -> np.ndarray:
     训练文本里评论之间用换行分隔，想从“一条评论的开头”写起，就在前面加上换行的编号。
     """
     P = _lm_params(params)
-    p = _lm_ids(prefix_ids, P["W_out"].shape[1], "prefix_ids").reshape(-1)
+    p = as_id_array(prefix_ids, "prefix_ids", size=P["W_out"].shape[1], ndims=(1,))
     h = np.zeros((1, P["Wh"].shape[0]), P["Wh"].dtype)
     if len(p):
         h = _lm_forward(P, p[None], h)[1]
@@ -136,7 +126,7 @@ def perplexity(params, ids, n_tracks: int = 1) -> float:
     """
     P = _lm_params(params)
     V, H = P["W_out"].shape[1], P["Wh"].shape[0]
-    ids = _lm_ids(ids, V, "ids").reshape(-1)
+    ids = as_id_array(ids, "ids", size=V).reshape(-1)
     if len(ids) < 2:
         raise ValueError("ids 至少要有 2 个字符（第一个作前文，之后的才被预测）")
     check_positive(n_tracks, "n_tracks", integer=True)
@@ -188,7 +178,7 @@ def train_char_rnn(ids, vocab_size: int, *, hidden: int = 128, dim: int = 32, se
     check_positive(lr, "lr")
     if max_seconds is not None:
         check_positive(max_seconds, "max_seconds")
-    ids = _lm_ids(ids, vocab_size, "ids").reshape(-1)
+    ids = as_id_array(ids, "ids", size=check_positive(vocab_size, "vocab_size", integer=True)).reshape(-1)
     track = (len(ids) - 1 - seq_len) // batch_size
     if track < seq_len:
         raise ValueError(f"文本太短：{len(ids)} 个字符不够切成 {batch_size} 条、每条至少 seq_len={seq_len} 的轨道")

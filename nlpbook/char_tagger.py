@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._checks import check_positive, check_tokens
+from ._checks import as_id_array, check_positive, check_tags, check_tokens
 from .functional import log_softmax
 from .tagging import (allowed_starts, allowed_transitions, crf_nll_and_grads, decode_independent,
                       tags_to_spans, viterbi)
@@ -41,13 +41,9 @@ def char_feature_keys(char_ids, n_chars: int) -> np.ndarray:
 
     教学位置：第 16 章“在真实数据上试一试”。n_chars 是字表大小（含编号 0 的边界符、1 的未登录字）。
     """
-    ids = np.asarray(char_ids)
-    if ids.dtype.kind not in "iu" or ids.ndim != 1 or len(ids) == 0:
-        raise ValueError(f"char_ids 必须是非空的一维整数数组，收到 dtype {ids.dtype}、形状 {ids.shape}")
     if isinstance(n_chars, bool) or not isinstance(n_chars, (int, np.integer)) or n_chars < 2:
         raise ValueError(f"n_chars 必须是 >= 2 的整数（字表大小），收到 {n_chars!r}")
-    if ids.min() < 0 or ids.max() >= n_chars:
-        raise ValueError(f"字编号必须在 0..{n_chars - 1} 之间")
+    ids = as_id_array(char_ids, "char_ids", size=n_chars, allow_empty=False, ndims=(1,))
     n = np.int64(n_chars)
     pad = np.concatenate([[_BOUNDARY] * 2, ids, [_BOUNDARY] * 2]).astype(np.int64)
     T = len(ids)
@@ -180,7 +176,7 @@ def _check_data(sentences, tags) -> tuple[list, list, list]:
     except TypeError as exc:
         raise TypeError("句子里的字和标签都必须是字符串") from exc
     check_tokens(sorted(chars, key=str), "句子里的字")
-    seen = sorted(check_tokens(sorted(seen, key=str), "标签"))
+    seen = sorted(check_tags(sorted(seen, key=str), "标签"))
     tags_to_spans(seen, strict=False)  # 只检查每个标签的写法：'O'、'B-类型' 或 'I-类型'
     return sentences, tags, sorted(chars), seen
 

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ._checks import check_positive
+from ._checks import check_ids, check_positive, check_texts
 from .text import UNK
 
 __all__ = ["CharNGramLM", "EOS_CHAR"]
@@ -29,21 +29,6 @@ EOS_CHAR = "\n"
 
 def _codepoints(s: str) -> np.ndarray:
     return np.frombuffer(s.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-
-
-def _check_texts(texts) -> list[str]:
-    if isinstance(texts, str):
-        raise TypeError("texts 必须是文本列表（如 ['这本书很好', '不推荐']），收到一个字符串")
-    try:
-        texts = list(texts)
-    except TypeError as exc:
-        raise TypeError(f"texts 必须是文本列表，收到 {type(texts).__name__}") from exc
-    for t in texts:
-        if not isinstance(t, str):
-            raise TypeError(f"texts 的每一项都必须是 str，收到 {type(t).__name__}: {t!r}")
-    if not texts:
-        raise ValueError("texts 不能为空：至少需要一条文本")
-    return texts
 
 
 class CharNGramLM:
@@ -65,7 +50,7 @@ class CharNGramLM:
     # ---------- 训练 ----------
     def fit(self, texts: Iterable[str]) -> "CharNGramLM":
         """数出每一阶 (前文, 下一个字) 的次数。每条文本前补 n-1 个 "\\n"，末尾补一个 "\\n"（EOS）。"""
-        texts = _check_texts(texts)
+        texts = check_texts(texts)
         n, pad = self.n, EOS_CHAR * (self.n - 1)
         cps = _codepoints("".join(pad + t + EOS_CHAR for t in texts))
         lens = np.array([len(t) + n for t in texts])  # 每块长度：填充 n-1 + 正文 + EOS
@@ -128,20 +113,8 @@ class CharNGramLM:
     def decode(self, ids) -> str:
         """编号列表 → 文本；EOS 还原为 "\\n"，<UNK> 还原为字符串 "<UNK>"。"""
         self._ready()
-        ids = self._check_ids(ids)
+        ids = check_ids(ids, "ids", size=len(self.vocab))
         return "".join(self.vocab[i] for i in ids)
-
-    def _check_ids(self, ids) -> list[int]:
-        if isinstance(ids, (str, bytes)):
-            raise TypeError("ids 必须是整数编号列表，收到字符串；文本请用 encode")
-        out = []
-        for i in ids:
-            if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
-                raise TypeError(f"ids 的每一项都必须是整数编号，收到 {i!r}")
-            if not 0 <= i < len(self.vocab):
-                raise ValueError(f"编号 {i} 超出词表范围 0..{len(self.vocab) - 1}")
-            out.append(int(i))
-        return out
 
     # ---------- 概率 ----------
     def _context_rows(self, ctx_ids: list[int]) -> list[int]:
@@ -194,7 +167,7 @@ class CharNGramLM:
     def next_logits(self, prefix_ids) -> np.ndarray:
         """前文编号 → 下一个字的对数概率（可直接交给 decoding.generate 当 logits）。"""
         self._ready()
-        return np.log(self._distribution_ids(self._check_ids(prefix_ids)))
+        return np.log(self._distribution_ids(check_ids(prefix_ids, "prefix_ids", size=len(self.vocab))))
 
     def top_next(self, prefix: str, k: int = 5) -> list[tuple[str, float]]:
         """最可能的 k 个下一个字及概率，从高到低（并列按编号）。"""
@@ -209,7 +182,7 @@ class CharNGramLM:
         例：真实评论上 n=3 的验证集困惑度约 64（n=1 约 504）。<UNK> 当作一个普通字符计分。
         """
         self._ready()
-        texts = _check_texts(texts)
+        texts = check_texts(texts)
         pad = [self.eos_id] * (self.n - 1)
         seq, targets = [], []
         for t in texts:  # 每条文本单独补 n-1 个 EOS 作开头前文，末尾加 EOS

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array, check_positive, check_tokens
+from ._checks import as_float_array, check_positive, check_tokens, check_upstream_grad
 from .functional import sigmoid
 
 __all__ = ["windows", "conv1d", "relu", "max_over_time", "receptive_field", "conv_relu_max",
@@ -131,9 +131,7 @@ def conv_relu_max_backward(d_pooled, cache):
     """
     K, x, pos = cache["K"], cache["x"], cache["pos"]
     n_k, width, d = K.shape
-    dp = as_float_array(d_pooled, "d_pooled").reshape(-1)
-    if dp.shape != (n_k,):
-        raise ValueError(f"d_pooled 应有 {n_k} 个数（每个卷积核一个），收到 {dp.size} 个")
+    dp = check_upstream_grad(d_pooled, (n_k,), "d_pooled（每个卷积核一个数）")
     dfm = np.zeros((cache["cols"].shape[0], n_k))
     dfm[pos, np.arange(n_k)] = dp * cache["active"]
     dK = (dfm.T @ cache["cols"]).reshape(K.shape)

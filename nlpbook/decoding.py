@@ -13,7 +13,7 @@ from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from ._checks import as_float_array, check_positive
+from ._checks import as_float_array, check_id, check_ids, check_positive, check_rng
 from .functional import softmax
 
 __all__ = ["apply_temperature", "top_k_filter", "top_p_filter", "greedy", "sample", "decode_step",
@@ -51,16 +51,9 @@ def _check_temperature(temperature) -> float:
 
 def _check_logits(logits) -> np.ndarray:
     """一维有限分数；允许 -inf（表示该候选被屏蔽、概率为 0），但不能全是 -inf。"""
-    if isinstance(logits, (str, bytes)):
-        raise TypeError(f"logits 必须是数值向量，收到 {type(logits).__name__}")
-    try:
-        z = np.asarray(logits, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"logits 必须是数值向量，收到 {type(logits).__name__}") from exc
+    z = as_float_array(logits, "logits", allow_neg_inf=True)
     if z.ndim != 1 or z.size == 0:
         raise ValueError(f"logits 必须是非空的一维向量（每个候选一个分数），收到形状 {z.shape}")
-    if np.any(np.isnan(z)) or np.any(z == np.inf):
-        raise ValueError("logits 含有 NaN 或 +inf；只允许有限的数（-inf 表示屏蔽该候选）")
     if np.all(z == -np.inf):
         raise ValueError("logits 全是 -inf：所有候选都被屏蔽，没有可选的 token")
     return z
@@ -133,20 +126,13 @@ def greedy(probs) -> int:
     return int(np.argmax(_check_distribution(probs)))
 
 
-def _check_rng(rng, what: str) -> np.random.Generator:
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"{what} 需要显式的随机数发生器 rng=np.random.default_rng(种子)，"
-                        f"收到 {type(rng).__name__}")
-    return rng
-
-
 def sample(probs, rng: np.random.Generator) -> int:
     """按概率随机抽一个编号（逆分布函数法，概率为 0 的候选永远不会被抽到）。教学位置：第 11.4 节。
 
     rng 必须是 np.random.Generator；同一个种子得到同样的结果。
     """
     p = _check_distribution(probs)
-    _check_rng(rng, "sample")
+    check_rng(rng)
     cdf = np.cumsum(p)
     cdf /= cdf[-1]
     return int(min(np.searchsorted(cdf, rng.random(), side="right"), p.size - 1))
@@ -172,19 +158,6 @@ def decode_step(logits, temperature: float = 1.0, top_k: int | None = None, top_
     return sample(probs, rng), probs
 
 
-def _check_ids(ids, name: str) -> list[int]:
-    if isinstance(ids, (str, bytes)):
-        raise TypeError(f"{name} 必须是整数编号列表，收到字符串")
-    try:
-        ids = list(ids)
-    except TypeError as exc:
-        raise TypeError(f"{name} 必须是整数编号列表，收到 {type(ids).__name__}") from exc
-    for i in ids:
-        if isinstance(i, bool) or not isinstance(i, numbers.Integral) or i < 0:
-            raise ValueError(f"{name} 的每一项都必须是非负整数编号，收到 {i!r}")
-    return [int(i) for i in ids]
-
-
 def generate(next_logits_fn: Callable[[list[int]], Sequence[float]], prompt_ids, max_new_tokens: int,
              temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
              rng: np.random.Generator | None = None, eos_id: int | None = None) -> list[int]:
@@ -194,8 +167,10 @@ def generate(next_logits_fn: Callable[[list[int]], Sequence[float]], prompt_ids,
     生成 max_new_tokens 个，或选到 eos_id 时停止（eos_id 会包含在结果里）。
     返回 prompt 加上新生成的编号；同一个 rng 种子得到同样的结果。
     """
-    ids = _check_ids(prompt_ids, "prompt_ids")
+    ids = check_ids(prompt_ids, "prompt_ids")
     check_positive(max_new_tokens, "max_new_tokens", integer=True, allow_zero=True)
+    if eos_id is not None:
+        check_id(eos_id, "eos_id")
     if not callable(next_logits_fn):
         raise TypeError("next_logits_fn 必须是函数：输入编号列表，返回下一个 token 的 logits")
     for _ in range(max_new_tokens):
@@ -246,11 +221,10 @@ def beam_search(step_fn: Callable[[list[int]], Sequence[float]], start, beam_wid
     当已完成的第 beam_width 好分数不低于任何未完成前缀可能达到的最高分时提前停止。
     返回按 score 从高到低的至多 beam_width 条 Hypothesis（ids 含 start）。
     """
-    start = _check_ids(start, "start")
+    start = check_ids(start, "start")
     check_positive(beam_width, "beam_width", integer=True)
     check_positive(max_len, "max_len", integer=True)
-    if isinstance(eos_id, bool) or not isinstance(eos_id, numbers.Integral) or eos_id < 0:
-        raise ValueError(f"eos_id 必须是非负整数编号，收到 {eos_id!r}")
+    check_id(eos_id, "eos_id")
     check_positive(length_penalty, "length_penalty", allow_zero=True)
     if not callable(step_fn):
         raise TypeError("step_fn 必须是函数：输入前缀编号列表，返回下一个 token 的对数概率")

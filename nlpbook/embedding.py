@@ -9,7 +9,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ._checks import as_float_array, check_positive
+from ._checks import as_float_array, as_id_array, check_positive
+from .retrieval import order_by_score
 
 __all__ = ["lookup", "one_hot", "mean_pool", "cosine_similarity", "nearest", "analogy"]
 
@@ -21,28 +22,19 @@ def _table(table) -> np.ndarray:
     return t
 
 
-def _ids(ids, n_rows: int) -> np.ndarray:
-    a = np.asarray(ids)
-    if a.dtype.kind not in "iu":
-        raise TypeError(f"ids 必须是整数编号，收到 dtype {a.dtype}")
-    if a.size and (a.min() < 0 or a.max() >= n_rows):
-        raise ValueError(f"ids 必须在 0..{n_rows - 1} 之间（表有 {n_rows} 行），收到 {a.min()}..{a.max()}")
-    return a
-
-
 def lookup(table, ids) -> np.ndarray:
     """按编号取行：形状 (...,) 的编号 → (..., 维数)。教学位置：第 6.2 节。
 
     例：20 个 token 的句子在 10,000×128 的表上 → 20×128
     """
     t = _table(table)
-    return t[_ids(ids, t.shape[0])]
+    return t[as_id_array(ids, "ids", size=t.shape[0])]
 
 
 def one_hot(ids, size: int) -> np.ndarray:
     """one-hot 向量（第 6.3 节）：one_hot(ids, V) @ table 等于 lookup(table, ids)。例：one_hot(0, 5) -> [1,0,0,0,0]"""
     check_positive(size, "size", integer=True)
-    a = _ids(ids, size)
+    a = as_id_array(ids, "ids", size=size)
     out = np.zeros(a.shape + (size,))  # 不用 np.eye(size)[a]：那会先造一个 size×size 的单位阵（V=10,000 时 800 MB）
     np.put_along_axis(out, a[..., None], 1.0, axis=-1)
     return out
@@ -101,7 +93,7 @@ def nearest(table, words: Sequence[str], query, k: int = 5, exclude: Sequence[st
             metric: str = "cosine") -> list[tuple[str, float]]:
     """与 query（一个词或一个向量）最近的 k 个词，默认排除 query 本身。
 
-    教学位置：网页章节 03.2（点一个词，找它的邻居）；第 7 章（训练出的向量）。
+    教学位置：第 6 章“动手试：词向量地图”一节（点一个词，找它的邻居）；第 7 章（训练出的向量）。
     metric='cosine' 返回 (词, 余弦相似度)，从大到小；'euclidean' 返回 (词, 欧氏距离)，从小到大
     （二维示意图上“离得近”用欧氏距离更直观）。得分相同时按词表顺序，保证输出确定。
     """
@@ -119,9 +111,8 @@ def nearest(table, words: Sequence[str], query, k: int = 5, exclude: Sequence[st
         if vec.shape != (t.shape[1],):
             raise ValueError(f"query 向量的形状应为 ({t.shape[1]},)，收到 {vec.shape}")
     scores = _scores(t, vec, metric)
-    order = np.lexsort((np.arange(len(scores)), -np.round(scores, 12)))
     out = []
-    for i in order:
+    for i in order_by_score(scores):
         if words[i] in skip:
             continue
         out.append((words[i], float(scores[i] if metric == "cosine" else -scores[i])))
@@ -134,7 +125,7 @@ def analogy(table, words: Sequence[str], a: str, b: str, c: str, k: int = 1,
             metric: str = "cosine") -> list[tuple[str, float]]:
     """向量类比 a − b + c：例如 国王 − 男人 + 女人 ≈ 女王。结果排除 a、b、c 三个查询词（惯例）。
 
-    教学位置：网页章节 03.2（向量算术）。返回最接近的 k 个 (词, 得分)，得分含义见 nearest 的 metric。
+    教学位置：第 6 章“向量算术”一小节。返回最接近的 k 个 (词, 得分)，得分含义见 nearest 的 metric。
     """
     t = _table(table)
     index = _word_index(words, t.shape[0])

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array, check_positive
+from ._checks import as_float_array, as_id_array, check_positive
 
 __all__ = ["sigmoid", "softmax", "log_softmax", "cross_entropy", "binary_cross_entropy"]
 
@@ -77,14 +77,9 @@ def cross_entropy(logits, target, axis: int = -1):
     """
     logp = log_softmax(logits, axis=axis)
     logp = np.moveaxis(logp, axis, -1)
-    t = np.asarray(target)
-    if t.dtype.kind not in "iu":
-        raise TypeError(f"target 必须是整数类别编号，收到 dtype {t.dtype}")
+    t = as_id_array(target, "target", size=logp.shape[-1])
     if t.shape != logp.shape[:-1]:
         raise ValueError(f"target 形状 {t.shape} 与 logits 去掉类别维后的形状 {logp.shape[:-1]} 不一致")
-    k = logp.shape[-1]
-    if np.any((t < 0) | (t >= k)):
-        raise ValueError(f"target 必须在 0..{k - 1} 之间")
     loss = -np.take_along_axis(logp, t[..., None], axis=-1)[..., 0]
     return loss if loss.ndim else float(loss)
 

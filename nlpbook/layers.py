@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ._checks import as_float_array_keep, check_positive, check_upstream_grad
+from ._checks import as_float_array_keep, check_positive, check_rng, check_upstream_grad
 
 __all__ = ["layer_norm_forward", "layer_norm_backward", "gelu", "init_ffn_params", "ffn_forward",
            "ffn_backward", "Adam"]
@@ -24,8 +24,12 @@ ACTIVATIONS = ("gelu", "relu")
 _float = as_float_array_keep  # float32/float64 原样保留，其余转成 float64；拒绝 NaN 与无穷大
 
 
-def _vec(a, name: str, d: int) -> np.ndarray:
+def _vec(a, name: str, d: int, dtype) -> np.ndarray:
+    """gamma/beta：(d,) 的数组，或一个数（每个特征都用它）。数和列表取 x 的精度（float32 不被升成 float64）。"""
+    keep = isinstance(a, np.ndarray) and a.ndim > 0
     a = _float(a, name)
+    if not keep:
+        a = a.astype(dtype, copy=False)
     if a.shape == ():
         a = np.full(d, a, dtype=a.dtype)
     if a.shape != (d,):
@@ -73,9 +77,20 @@ def layer_norm_forward(x, gamma, beta, eps: float = 1e-5):
         raise ValueError(f"x 至少要有 1 维，且最后一维（特征数）不为 0，收到形状 {x.shape}")
     check_positive(eps, "eps")
     d = x.shape[-1]
-    gamma, beta = _vec(gamma, "gamma", d), _vec(beta, "beta", d)
+    gamma, beta = _vec(gamma, "gamma", d, x.dtype), _vec(beta, "beta", d, x.dtype)
     y, cache = _ln_fwd(x.reshape(-1, d), gamma, beta, eps)
     return y.reshape(x.shape), (cache, x.shape)
+
+
+def _backward_on_rows(inner_backward, d_out, cache, name: str):
+    """各层反向的共同外壳：上游梯度的形状必须等于前向输出 → 展平成 (N, d) 交给内部版本 → dx 还原成输入的形状。
+
+    cache 是前向返回的 (内部 cache, x 的形状)；返回 (dx, 内部版本的其余返回值…)。
+    """
+    inner, shape = cache
+    g = check_upstream_grad(d_out, shape, name)
+    dx, *rest = inner_backward(g.reshape(-1, shape[-1]), inner)
+    return (dx.reshape(shape), *rest)
 
 
 def layer_norm_backward(dy, cache):
@@ -83,10 +98,7 @@ def layer_norm_backward(dy, cache):
 
     dx = (1/σ)·(g − mean(g) − x̂·mean(g·x̂))，其中 g = dy·gamma，x̂ 是归一化后的 x。
     """
-    inner, shape = cache
-    dy = check_upstream_grad(dy, shape, "dy")
-    dx, dg, db = _ln_bwd(dy.reshape(-1, shape[-1]), inner)
-    return dx.reshape(shape), dg, db
+    return _backward_on_rows(_ln_bwd, dy, cache, "dy")
 
 
 # ---------- 第 13.8 节：FFN ----------
@@ -120,8 +132,7 @@ def init_ffn_params(d_model: int, d_ff: int, rng: np.random.Generator, dtype=np.
     """
     check_positive(d_model, "d_model", integer=True)
     check_positive(d_ff, "d_ff", integer=True)
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng 必须是 np.random.Generator（如 np.random.default_rng(0)），收到 {type(rng).__name__}")
+    check_rng(rng)
     return {"W1": (rng.standard_normal((d_model, d_ff)) / math.sqrt(d_model)).astype(dtype),
             "b1": np.zeros(d_ff, dtype),
             "W2": (rng.standard_normal((d_ff, d_model)) / math.sqrt(d_ff)).astype(dtype),
@@ -200,10 +211,7 @@ def ffn_forward(x, params: dict, activation: str = "gelu"):
 
 def ffn_backward(d_out, cache):
     """ffn_forward 的反向：给 ∂L/∂out，返回 (dx, grads)，grads 含 W1、b1、W2、b2。"""
-    inner, shape = cache
-    g = check_upstream_grad(d_out, shape, "d_out")
-    dx, grads = _ffn_bwd(g.reshape(-1, shape[-1]), inner)
-    return dx.reshape(shape), grads
+    return _backward_on_rows(_ffn_bwd, d_out, cache, "d_out")
 
 
 # ---------- 优化器 ----------

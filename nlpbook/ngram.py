@@ -26,6 +26,8 @@ class NGramModel:
 
     例（课文 5.2）：在 [我 喝 茶]×2、[我 喝 水] 上，n=2、k=0 时 P(茶|喝) = 2/3。
     vocab 给定时，候选词就是 vocab（加上 <EOS>，除非 add_eos=False）；否则取训练语料里出现过的词加 <EOS>。
+    分母只数候选词：候选之外的词（固定 vocab 没收的词；add_eos=False 时的 <EOS>）不参与计数，
+    所以任何前文下 P(·|前文) 在候选词上的和都是 1。
     """
 
     def __init__(self, n: int = 2, k: float = 1.0, vocab: Iterable[str] | None = None, add_eos: bool = True):
@@ -52,7 +54,6 @@ class NGramModel:
                 seen.setdefault(toks[i], None)
         if n_sent == 0:
             raise ValueError("corpus 不能为空：至少需要一个句子")
-        self.totals = {ctx: sum(c.values()) for ctx, c in self.counts.items()}
         if self._fixed_vocab is not None:
             vocab = list(dict.fromkeys(self._fixed_vocab))
             if self._add_eos and EOS not in vocab:
@@ -60,6 +61,9 @@ class NGramModel:
         else:
             vocab = [w for w in seen if w != EOS] + [EOS]
         self.vocab = vocab
+        # 每个前文后面出现候选词的总次数（分母只数候选词，P(·|前文) 的和才是 1）
+        cand = set(vocab)
+        self.totals = {ctx: sum(n for w, n in c.items() if w in cand) for ctx, c in self.counts.items()}
         return self
 
     def _context(self, context) -> tuple:
@@ -83,7 +87,7 @@ class NGramModel:
         total = self.totals.get(ctx, 0)
         denom = total + self.k * len(self.vocab)
         if denom == 0:
-            raise ValueError(f"前文 {list(ctx)} 在训练语料里从没出现过，k=0 时概率无定义；请用 k>0 平滑")
+            raise ValueError(f"前文 {list(ctx)} 后面在训练语料里从没出现过候选词，k=0 时概率无定义；请用 k>0 平滑")
         return ((c[word] if c else 0) + self.k) / denom
 
     def distribution(self, context: Sequence[str] = ()) -> dict[str, float]:

@@ -8,11 +8,9 @@
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
-from ._checks import as_float_array, check_positive, check_tokens
+from ._checks import as_float_array, as_id_array, check_id, check_ids, check_positive, check_rng, check_tokens
 from .attention import causal_mask
 from .functional import binary_cross_entropy, cross_entropy
 
@@ -20,29 +18,6 @@ __all__ = ["IGNORE_INDEX", "masked_lm_examples", "causal_lm_pair", "span_corrupt
            "attention_mask_for", "cross_attention_mask", "sft_loss_mask", "masked_cross_entropy", "dpo_loss"]
 
 IGNORE_INDEX = -100  # 标签里表示“这个位置不计损失”的值（与 PyTorch 的 ignore_index 默认值一致）
-
-
-def _rng(rng):
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng 必须是 np.random.Generator（如 np.random.default_rng(0)），收到 {type(rng).__name__}")
-    return rng
-
-
-def _int_ids(ids, name: str = "ids", ndims=(1,)) -> np.ndarray:
-    a = np.asarray(ids)
-    if a.size == 0 and a.ndim == 1:
-        a = a.astype(np.int64)
-    if a.dtype.kind not in "iu":
-        raise TypeError(f"{name} 必须是整数编号，收到 dtype {a.dtype}")
-    if a.ndim not in ndims:
-        raise ValueError(f"{name} 必须是 {' 或 '.join(map(str, ndims))} 维数组，收到形状 {a.shape}")
-    return a.astype(np.int64)
-
-
-def _int(v, name: str, lo: int = 0) -> int:
-    if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < lo:
-        raise ValueError(f"{name} 必须是 >= {lo} 的整数，收到 {v!r}")
-    return int(v)
 
 
 # ---------- 第 15.2 节：BERT 的掩码语言模型 ----------
@@ -56,17 +31,13 @@ def masked_lm_examples(ids, vocab_size: int, mask_id: int, rng, rate: float = 0.
     10% 保持不变。labels 在选中处是原 token，其余为 ignore_index（默认 -100，不计损失）。
     ids 可以是一维（一句）或二维（每行一句，逐行处理）。
     """
-    _rng(rng)
-    a = _int_ids(ids, ndims=(1, 2))
-    V = _int(vocab_size, "vocab_size", 1)
-    mask_id = _int(mask_id, "mask_id")
+    check_rng(rng)
+    V = check_positive(vocab_size, "vocab_size", integer=True)
+    a = as_id_array(ids, "ids", size=V, ndims=(1, 2))
+    mask_id = check_id(mask_id, "mask_id", size=V)
     if not 0 <= rate <= 1:
         raise ValueError(f"rate 必须在 [0, 1] 之间，收到 {rate}")
-    special = {_int(s, "special_ids 的每一项") for s in special_ids} | {mask_id}
-    if a.size and (a.min() < 0 or a.max() >= V):
-        raise ValueError(f"ids 必须在 0..{V - 1} 之间（vocab_size={V}），收到 {a.min()}..{a.max()}")
-    if mask_id >= V:
-        raise ValueError(f"mask_id={mask_id} 必须在 0..{V - 1} 之间")
+    special = set(check_ids(special_ids, "special_ids")) | {mask_id}
     pool = np.setdiff1d(np.arange(V), np.fromiter(special, dtype=np.int64))
     if a.ndim == 2:
         pairs = [masked_lm_examples(row, V, mask_id, rng, rate, tuple(special), ignore_index) for row in a]
@@ -95,8 +66,8 @@ def causal_lm_pair(ids, bos_id, eos_id):
     if isinstance(bos_id, str) and isinstance(eos_id, str):
         seq = check_tokens(ids, "ids")
         return [bos_id] + seq, seq + [eos_id]
-    a = _int_ids(ids)
-    b, e = _int(bos_id, "bos_id"), _int(eos_id, "eos_id")
+    a = as_id_array(ids, "ids", ndims=(1,))
+    b, e = check_id(bos_id, "bos_id"), check_id(eos_id, "eos_id")
     return np.concatenate([[b], a]).astype(np.int64), np.concatenate([a, [e]]).astype(np.int64)
 
 
@@ -119,15 +90,15 @@ def span_corruption(ids, rng, noise_density: float = 0.15, mean_span_length: flo
     sentinel_ids：哨兵编号，至少要有 片段数 + 1 个，且不能出现在 ids 里（否则无法还原）。
     undo_span_corruption(inputs, targets, sentinel_ids) 可以还原原序列。
     """
-    _rng(rng)
-    a = _int_ids(ids)
+    check_rng(rng)
+    a = as_id_array(ids, "ids", ndims=(1,))
     n = a.size
     if n < 2:
         raise ValueError(f"ids 至少要有 2 个 token（要同时有被破坏和保留的部分），收到 {n} 个")
     if not 0 < noise_density < 1:
         raise ValueError(f"noise_density 必须在 (0, 1) 之间，收到 {noise_density}")
     check_positive(mean_span_length, "mean_span_length")
-    sent = _int_ids(sentinel_ids, "sentinel_ids")
+    sent = as_id_array(sentinel_ids, "sentinel_ids", ndims=(1,))
     if len(set(sent.tolist())) != sent.size:
         raise ValueError("sentinel_ids 不能有重复")
     if np.isin(sent, a).any():
@@ -154,7 +125,8 @@ def undo_span_corruption(inputs, targets, sentinel_ids) -> np.ndarray:
 
     教学位置：第 15.4 节。哨兵在输入里出现而目标里没有时报错。
     """
-    x, y, sent = _int_ids(inputs, "inputs"), _int_ids(targets, "targets"), _int_ids(sentinel_ids, "sentinel_ids")
+    x, y, sent = (as_id_array(v, name, ndims=(1,)) for v, name in
+                  ((inputs, "inputs"), (targets, "targets"), (sentinel_ids, "sentinel_ids")))
     is_sent = set(sent.tolist())
     if y.size == 0 or int(y[0]) not in is_sent:
         raise ValueError("targets 必须以哨兵开头（格式：哨兵 片段 哨兵 片段 … 结束哨兵）")
@@ -192,7 +164,7 @@ def attention_mask_for(kind: str, n: int, prefix_len: int | None = None) -> np.n
     if kind == "prefix":
         if prefix_len is None:
             raise ValueError("kind='prefix' 需要给出 prefix_len（前缀长度）")
-        p = _int(prefix_len, "prefix_len")
+        p = check_positive(prefix_len, "prefix_len", integer=True, allow_zero=True)
         if p > n:
             raise ValueError(f"prefix_len 必须在 0..{n} 之间，收到 {p}")
         m = causal_mask(n)
@@ -219,7 +191,8 @@ def sft_loss_mask(prompt_len: int, answer_len: int) -> np.ndarray:
     若用 causal_lm_pair(提示 + 回答) 构造目标，目标末尾多一个 <EOS>，它也属于回答，answer_len 要加 1。
     例：sft_loss_mask(3, 2) → [F, F, F, T, T]
     """
-    p, a = _int(prompt_len, "prompt_len"), _int(answer_len, "answer_len", 1)
+    p = check_positive(prompt_len, "prompt_len", integer=True, allow_zero=True)
+    a = check_positive(answer_len, "answer_len", integer=True)
     return np.arange(p + a) >= p
 
 

@@ -20,7 +20,23 @@ from ._checks import as_float_array, check_positive, check_tokens
 from .sparse import CountMatrix
 from .text import Vocab, document_frequency, idf
 
-__all__ = ["rank", "char_bigram_tokenize", "TfidfRetriever", "notebook_sections"]
+__all__ = ["order_by_score", "rank", "char_bigram_tokenize", "TfidfRetriever", "notebook_sections"]
+
+_TIE_DIGITS = 12  # 相对差在 1e-12 以内的分数算“相同”：数学上相等的分数，浮点末位常常不同
+
+
+def order_by_score(scores, k: int | None = None) -> np.ndarray:
+    """分数从高到低的下标（至多 k 个）；分数相同时下标小的在前。教学位置：第 17.4 节、第 6 章（近邻）。
+
+    “相同”按相对大小判断：先除以最大的绝对值，再保留 12 位小数比较。这样，一段文字和它重复三遍的版本
+    余弦数学上相等、浮点末位不同时，仍按下标排序。rank、TfidfRetriever.search 与 embedding.nearest 共用它。
+    例：order_by_score([0.1 + 0.2, 0.3, 0.5]) -> [2, 0, 1]（0.1 + 0.2 比 0.3 大 5.6e-17，算作相同）
+    """
+    s = np.asarray(scores, dtype=float).reshape(-1)
+    finite = np.abs(s[np.isfinite(s)])
+    scale = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
+    order = np.lexsort((np.arange(s.size), -np.round(s / scale, _TIE_DIGITS)))
+    return order if k is None else order[:k]
 
 
 def rank(query_vec, doc_matrix, metric: str = "dot", k: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -29,7 +45,7 @@ def rank(query_vec, doc_matrix, metric: str = "dot", k: int | None = None) -> tu
     教学位置：第 17.4 节。例：问题 [1, 0]，文档 [0.9, 0.1]、[0.1, 0.9]，点积 → 编号 [0, 1]、分数 [0.9, 0.1]。
     metric：'dot'（点积，不做长度归一化）或 'cosine'（余弦）。余弦下问题向量为零向量时报错，
     文档为零向量时该文档的分数记为 0。k 为返回条数（None 为全部；大于文档数时返回全部）。
-    分数相同时编号小的在前。
+    分数相同时编号小的在前（相对差 1e-12 以内算相同，见 order_by_score）。
     """
     q = as_float_array(query_vec, "query_vec")
     D = as_float_array(doc_matrix, "doc_matrix")
@@ -48,7 +64,7 @@ def rank(query_vec, doc_matrix, metric: str = "dot", k: int | None = None) -> tu
             raise ValueError("问题向量是零向量，余弦相似度无定义")
         dn = np.linalg.norm(D, axis=1)
         scores = np.divide(scores, dn * qn, out=np.zeros_like(scores), where=dn > 0)
-    order = np.lexsort((np.arange(len(scores)), -scores))[:k]
+    order = order_by_score(scores, k)
     return order, scores[order]
 
 
@@ -161,8 +177,7 @@ class TfidfRetriever:
         """
         check_positive(k, "k", integer=True)
         s = self.scores(query)
-        order = np.lexsort((np.arange(len(s)), -s))
-        return [(self.ids[i], float(s[i])) for i in order[:k] if s[i] > 0]
+        return [(self.ids[i], float(s[i])) for i in order_by_score(s, k) if s[i] > 0]
 
 
 def _load_nb(path_or_nb_json):

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ._checks import as_float_array, as_float_array_keep, check_positive
+from ._checks import as_float_array, as_float_array_keep, check_param_dict, check_positive, check_upstream_grad
 
 __all__ = ["toy_record", "decay_influence", "rnn_cell", "rnn_cell_backward", "lstm_memory_update",
            "lstm_output", "lstm_cell", "lstm_cell_backward", "gru_cell", "gru_cell_backward",
@@ -73,20 +73,13 @@ def _xh(x, h_prev, d_in: int, d_h: int, hname: str = "h_prev"):
 
 
 def _params(params, keys: tuple, cell: str) -> dict:
-    if not isinstance(params, dict):
-        raise TypeError(f"{cell} 的参数必须是字典，含 {keys}，收到 {type(params).__name__}")
-    missing = [k for k in keys if k not in params]
-    if missing:
-        raise ValueError(f"{cell} 的参数缺少 {missing}；需要 {keys}")
+    check_param_dict(params, keys, f"{cell} 的参数", hint="（可用 init_cell_params 生成）")
     return {k: _arr(params[k], k) for k in keys}
 
 
-def _grad_in(d, shape, name: str):
-    """反向传播收到的上游梯度：元素个数须与该单元的输出相同。"""
-    d = _arr(d, name)
-    if d.size != math.prod(shape):
-        raise ValueError(f"{name} 的形状应与该单元的输出相同 {shape}，收到 {d.shape}")
-    return d.reshape(shape)
+def _grad_in(d, cache: dict, shape: tuple, name: str):
+    """反向传播收到的上游梯度：形状必须与该单元的输出相同（一维输入时输出也是一维），再统一成二维。"""
+    return check_upstream_grad(d, shape[1:] if cache["vec"] else shape, name).reshape(shape)
 
 
 def _sig(a):
@@ -118,7 +111,7 @@ def rnn_cell(x, h_prev, Wx, Wh, b, return_cache: bool = False):
 
 def rnn_cell_backward(dh, cache):
     """rnn_cell 的反向：给 ∂L/∂h，返回 (∂L/∂x, ∂L/∂h_prev, {'Wx','Wh','b'} 的梯度)。教学位置：第 8.4 节。"""
-    da = _grad_in(dh, cache["h"].shape, "dh") * (1 - cache["h"] * cache["h"])
+    da = _grad_in(dh, cache, cache["h"].shape, "dh") * (1 - cache["h"] * cache["h"])
     grads = {"Wx": cache["x"].T @ da, "Wh": cache["h_prev"].T @ da, "b": da.sum(0)}
     v = cache["vec"]
     return _out(da @ cache["Wx"].T, v), _out(da @ cache["Wh"].T, v), grads
@@ -197,8 +190,8 @@ def lstm_cell_backward(dh, dc, cache):
     教学位置：第 9.4 节（门控改善梯度传播：dc_prev = dc_total ⊙ f，遗忘门接近 1 时梯度几乎原样传回）。
     """
     f, i, g, o, tc = (cache[k] for k in ("f", "i", "g", "o", "tc"))
-    dh = _grad_in(dh, tc.shape, "dh")
-    dc = np.zeros_like(tc) if dc is None else _grad_in(dc, tc.shape, "dc")
+    dh = _grad_in(dh, cache, tc.shape, "dh")
+    dc = np.zeros_like(tc) if dc is None else _grad_in(dc, cache, tc.shape, "dc")
     dct = dc + dh * o * (1 - tc * tc)
     da = np.concatenate([dct * cache["c_prev"] * f * (1 - f), dct * g * i * (1 - i),
                          dct * i * (1 - g * g), dh * tc * o * (1 - o)], axis=1)
@@ -260,7 +253,7 @@ def gru_cell(x, h_prev, params, return_cache: bool = False):
 def gru_cell_backward(dh, cache):
     """gru_cell 的反向：返回 (dx, dh_prev, {'Wx','Wh','bx','bh'} 的梯度)。教学位置：第 9.4 节。"""
     h = cache["core"][0]
-    dgx, dh_prev, dgh = _gru_core_backward(_grad_in(dh, h.shape, "dh"), cache["core"], cache["Wh"])
+    dgx, dh_prev, dgh = _gru_core_backward(_grad_in(dh, cache, h.shape, "dh"), cache["core"], cache["Wh"])
     grads = {"Wx": cache["x"].T @ dgx, "Wh": h.T @ dgh, "bx": dgx.sum(0), "bh": dgh.sum(0)}
     v = cache["vec"]
     return _out(dgx @ cache["Wx"].T, v), _out(dh_prev, v), grads

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._checks import check_positive
+from ._checks import as_id_array, check_positive
 from .functional import binary_cross_entropy, sigmoid
 from .rnn import _arr, init_cell_params
 
@@ -64,11 +64,7 @@ def _cls_check(params, ids, mask, y=None):
     for k, s in (("Wx", (d, H)), ("Wh", (H, H)), ("b", (H,)), ("w_out", (H,)), ("b_out", ())):
         if np.shape(P[k]) != s:
             raise ValueError(f"{k} 的形状应为 {s}，收到 {np.shape(P[k])}")
-    ids, mask = np.asarray(ids), np.asarray(mask)
-    if ids.dtype.kind not in "iu" or ids.ndim != 2:
-        raise TypeError(f"ids 必须是 (batch, T) 的整数编号数组，收到 dtype {ids.dtype}、形状 {ids.shape}")
-    if ids.size and (ids.min() < 0 or ids.max() >= V):
-        raise ValueError(f"ids 必须在 0..{V - 1} 之间，收到 {ids.min()}..{ids.max()}")
+    ids, mask = as_id_array(ids, "ids", size=V, ndims=(2,)), np.asarray(mask)
     if mask.dtype != bool or mask.shape != ids.shape:
         raise ValueError(f"mask 必须是与 ids 同形状 {ids.shape} 的布尔数组（True 为真实 token），"
                          f"收到 dtype {mask.dtype}、形状 {mask.shape}")
@@ -193,6 +189,8 @@ class RNNClassifier:
     """train_rnn_classifier 的结果：参数字典与每轮的记录。教学位置：第 8.4 节。"""
     params: dict
     history: list = field(default_factory=list)
+    # Adam 的一阶、二阶矩与打乱顺序用的随机数状态：交给 train_rnn_classifier(resume=…) 接着训练
+    train_state: dict = field(default_factory=dict, repr=False, compare=False)
 
     def predict_proba(self, ids, mask) -> np.ndarray:
         return predict_proba(self.params, ids, mask)
@@ -204,12 +202,15 @@ class RNNClassifier:
 def train_rnn_classifier(train_ids, train_y, vocab_size: int, *, dim: int = 32, hidden: int = 32,
                          epochs: int = 3, lr: float = 0.005, batch_size: int = 32, clip: float | None = 5.0,
                          max_len: int | None = 100, seed: int = 0, val_ids=None, val_y=None,
-                         progress: bool = False) -> RNNClassifier:
+                         progress: bool = False, resume: RNNClassifier | None = None) -> RNNClassifier:
     """用 Adam 训练 Elman RNN 分类器（float32；每轮按 seed 打乱；clip 为全局梯度范数上限，None 不裁剪）。
 
     教学位置：第 8.4 节。train_ids 是编号序列的列表（长短不一，每批内补齐；只保留前 max_len 个词），
     编号 0 约定为 <PAD>。history 每轮一行：train_loss（本轮各批平均）、grad_norm（裁剪前平均），
     给了验证集时还有 val_loss、val_acc。
+    resume：一个已训练的模型，从它停下的地方再训练 epochs 轮（参数、Adam 状态、打乱顺序都接着用，
+    原模型不变）；其余设置要与当初相同，这样先训 2 轮再接 1 轮，与一口气训 3 轮的结果完全相同。
+    此时 vocab_size、dim、hidden、seed 不再使用。教学位置：第 8 章练习（多训一轮会怎样）。
     """
     y = np.asarray(train_y, dtype=float).reshape(-1)
     if len(y) != len(train_ids):
@@ -217,8 +218,19 @@ def train_rnn_classifier(train_ids, train_y, vocab_size: int, *, dim: int = 32, 
     for name, v in (("epochs", epochs), ("batch_size", batch_size)):
         check_positive(v, name, integer=True)
     check_positive(lr, "lr")
-    P = init_rnn_classifier(vocab_size, dim, hidden, seed)
-    rng, state, history = np.random.default_rng(seed), {}, []
+    if resume is None:
+        P = init_rnn_classifier(vocab_size, dim, hidden, seed)
+        rng, state, history = np.random.default_rng(seed), {}, []
+    else:
+        if not isinstance(resume, RNNClassifier) or "rng" not in resume.train_state:
+            raise ValueError("resume 必须是 train_rnn_classifier 训练出的 RNNClassifier（它带着优化器状态）")
+        P = {k: np.array(v, copy=True) for k, v in resume.params.items()}
+        state = {k: (np.array(v, copy=True) if isinstance(v, np.ndarray) else v)
+                 for k, v in resume.train_state["adam"].items()}
+        rng = np.random.default_rng()
+        rng.bit_generator.state = resume.train_state["rng"]
+        history = [dict(row) for row in resume.history]
+    done = len(history)
     epoch_iter = range(epochs)
     if progress:
         from tqdm.auto import tqdm  # 只在需要进度条时导入
@@ -236,7 +248,8 @@ def train_rnn_classifier(train_ids, train_y, vocab_size: int, *, dim: int = 32, 
                 _adam(P, g, state, lr)
                 losses.append(loss)
                 norms.append(n)
-            row = {"epoch": epoch + 1, "train_loss": float(np.mean(losses)), "grad_norm": float(np.mean(norms))}
+            row = {"epoch": done + epoch + 1, "train_loss": float(np.mean(losses)),
+                   "grad_norm": float(np.mean(norms))}
             if val_ids is not None:
                 ids, mask = pad_batch(val_ids, max_len=max_len)
                 p = predict_proba(P, ids, mask)
@@ -244,4 +257,4 @@ def train_rnn_classifier(train_ids, train_y, vocab_size: int, *, dim: int = 32, 
                 row["val_loss"] = float(np.mean(binary_cross_entropy(p=np.clip(p, 1e-7, 1 - 1e-7), y=yv)))
                 row["val_acc"] = float(np.mean((p >= 0.5) == yv))
             history.append(row)
-    return RNNClassifier(P, history)
+    return RNNClassifier(P, history, {"adam": state, "rng": rng.bit_generator.state})

@@ -24,15 +24,20 @@ def _ticks(lo: float, hi: float, n: int = 5) -> list[float]:
     return [round(first + i * step, 10) for i in range(int((hi - first) / step + 1e-9) + 1)]
 
 
+def _check_series(axis: list, series: dict, axis_name: str) -> None:
+    """横轴与各条数据都不能为空，每条数据的个数等于横轴的个数。"""
+    if not axis or not series:
+        raise ValueError(f"{axis_name} 和 series 都不能为空")
+    for name, vals in series.items():
+        if len(vals) != len(axis):
+            raise ValueError(f"series[{name!r}] 有 {len(vals)} 个值，{axis_name} 有 {len(axis)} 个")
+
+
 def line_chart(xs, series: dict, *, title: str = "", xlabel: str = "", ylabel: str = "",
                width: int = 460, height: int = 260) -> str:
     """几条折线的 SVG。series 为 {图例: y 值列表}，长度都等于 xs；非有限值（inf/NaN）被截断并标出。"""
     xs = [float(x) for x in xs]
-    if not xs or not series:
-        raise ValueError("xs 和 series 都不能为空")
-    for name, ys in series.items():
-        if len(ys) != len(xs):
-            raise ValueError(f"series[{name!r}] 有 {len(ys)} 个值，xs 有 {len(xs)} 个")
+    _check_series(xs, series, "xs")
     finite = [float(y) for ys in series.values() for y in ys if math.isfinite(float(y))]
     if not finite:
         raise ValueError("series 里没有有限的数值可画")
@@ -131,11 +136,8 @@ def bar_chart(labels, series: dict, *, title: str = "", ylabel: str = "", xlabel
     ymax 固定纵轴上限（拖动滑块时坐标不乱跳）；值标在柱顶（fmt 为空串则不标）。
     """
     labels = [str(s) for s in labels]
-    if not labels or not series:
-        raise ValueError("labels 和 series 都不能为空")
+    _check_series(labels, series, "labels")
     for name, vals in series.items():
-        if len(vals) != len(labels):
-            raise ValueError(f"series[{name!r}] 有 {len(vals)} 个值，labels 有 {len(labels)} 个")
         if not all(math.isfinite(float(v)) for v in vals):
             raise ValueError(f"series[{name!r}] 里有非有限值")
     top = ymax if ymax is not None else max(max(float(v) for v in vals) for vals in series.values())

@@ -15,7 +15,7 @@ from collections import Counter
 
 import numpy as np
 
-from ._checks import check_tokens
+from ._checks import as_id_array, check_tags
 
 __all__ = ["tags_to_spans", "spans_to_tags", "allowed_transitions", "allowed_starts", "path_score",
            "viterbi", "forward_log_partition", "path_log_prob", "crf_marginals", "crf_nll_and_grads",
@@ -42,7 +42,7 @@ def tags_to_spans(tags, strict: bool = True) -> list[tuple[str, int, int]]:
     strict=True：I-X 不接在 B-X/I-X 之后（如句首 I-ORG、O 后的 I-X、B-PER 后的 I-ORG）时报错。
     strict=False（宽松转换，与 conlleval 相同）：这样的 I-X 当作一个新的 X 实体的开始。
     """
-    tags = check_tokens(tags, "tags")
+    tags = check_tags(tags, "tags")
     spans, cur = [], None  # cur = [类型, 起点]
     for i, tag in enumerate(tags):
         kind, typ = _parse_tag(tag, i)
@@ -103,7 +103,7 @@ def allowed_transitions(tag_names, forbidden: float = -np.inf) -> np.ndarray:
     教学位置：第 16.3 节（“若要严格禁止不合法转移，需要明确加约束”）。
     把它加到学到的转移分数上即为硬约束；forbidden 也可取一个很大的负数（如 -1e4）作为软约束。
     """
-    names = check_tokens(tag_names, "tag_names")
+    names = check_tags(tag_names, "tag_names")
     if forbidden > 0 or np.isnan(forbidden):
         raise ValueError(f"forbidden 必须 <= 0（-inf 或很大的负数），收到 {forbidden}")
     parsed = [_parse_tag(t, i) for i, t in enumerate(names)]
@@ -118,7 +118,7 @@ def allowed_transitions(tag_names, forbidden: float = -np.inf) -> np.ndarray:
 
 def allowed_starts(tag_names, forbidden: float = -np.inf) -> np.ndarray:
     """IOB2 允许的起始标签：(K,) 向量，I-X 处为 forbidden（句首不能是 I-X），其余为 0。教学位置：第 16.3 节。"""
-    names = check_tokens(tag_names, "tag_names")
+    names = check_tags(tag_names, "tag_names")
     if forbidden > 0 or np.isnan(forbidden):
         raise ValueError(f"forbidden 必须 <= 0，收到 {forbidden}")
     return np.array([forbidden if _parse_tag(t, i)[0] == "I" else 0.0 for i, t in enumerate(names)])
@@ -151,13 +151,9 @@ def _crf_inputs(unary, transitions, start, end):
 
 
 def _path(tags, T: int, K: int) -> np.ndarray:
-    y = np.asarray(tags)
-    if y.dtype.kind not in "iu" or y.ndim != 1:
-        raise TypeError(f"标签路径必须是一维整数编号数组，收到 dtype {y.dtype}、形状 {y.shape}")
+    y = as_id_array(tags, "标签路径", size=K, ndims=(1,))
     if len(y) != T:
         raise ValueError(f"标签路径长度 {len(y)} 与 unary 的位置数 T={T} 不一致")
-    if np.any((y < 0) | (y >= K)):
-        raise ValueError(f"标签编号必须在 0..{K - 1} 之间，收到 {y.tolist()}")
     return y
 
 
@@ -363,7 +359,7 @@ def entity_prf(gold_spans_list, pred_spans_list) -> dict:
 
 
 def _flat_tags(seqs, name: str) -> list[list]:
-    seqs = list(seqs)
+    seqs = check_tags(seqs, name) if isinstance(seqs, str) else list(seqs)
     if all(isinstance(s, str) for s in seqs):
         return [seqs]
     if any(isinstance(s, str) for s in seqs):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -137,12 +137,24 @@ def idf(docs: Sequence[Sequence[str]]) -> dict[str, float]:
     return {t: math.log(n / c) for t, c in document_frequency(docs).items()}
 
 
+def _check_idf_table(idf_table) -> Mapping:
+    """idf_table 必须是 {token: 非负有限的数}；坏值直接报错（否则矩阵里会悄悄出现 NaN）。"""
+    if not isinstance(idf_table, Mapping):
+        raise TypeError(f"idf_table 必须是字典 {{token: IDF}}（如 idf(训练集) 的结果），收到 {type(idf_table).__name__}")
+    for t, w in idf_table.items():
+        if not isinstance(t, str):
+            raise TypeError(f"idf_table 的键必须是 token（str），收到 {type(t).__name__}: {t!r}")
+        check_positive(w, f"idf_table[{t!r}]", allow_zero=True)
+    return idf_table
+
+
 def tf_idf(docs: Sequence[Sequence[str]], vocab: Vocab | None = None,
            idf_table: dict[str, float] | None = None) -> tuple[np.ndarray, Vocab]:
     """TF-IDF 矩阵：TF 为原始计数，IDF = ln(N/df)，两者相乘；不平滑、不归一化。
 
     教学位置：第 3.4 节。返回 (矩阵 [文档数, 词表大小], 词表)。
-    vocab 缺省时按首次出现顺序从 docs 建表；idf_table 缺省时由 docs 计算。
+    vocab 缺省时按首次出现顺序从 docs 建表；idf_table 缺省时由 docs 计算，给出时必须是
+    {token: 非负有限的数}（NaN、无穷大、负数或不是数都会报错）。
     真实实验里 IDF 只能在训练集上拟合，再用 idf_table 套到验证/测试集（第 18.1 节）。
 
     与常见库的差别：scikit-learn 的 TfidfVectorizer 默认 smooth_idf=True，
@@ -153,8 +165,7 @@ def tf_idf(docs: Sequence[Sequence[str]], vocab: Vocab | None = None,
     docs = _docs(docs)
     if vocab is None:
         vocab = Vocab([t for d in docs for t in d])
-    if idf_table is None:
-        idf_table = idf(docs)
+    idf_table = idf(docs) if idf_table is None else _check_idf_table(idf_table)
     weights = np.array([idf_table.get(t, 0.0) for t in vocab.itos])
     counts = np.stack([bag_of_words(d, vocab) for d in docs])
     return counts * weights, vocab

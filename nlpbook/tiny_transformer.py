@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._checks import check_positive
+from ._checks import as_id_array, check_positive
 from .layers import Adam
-from .transformer import _check_ids, _lm_fwd, _lm_loss_grads, _lm_params, _logits, _nll_rows, _shapes, \
+from .transformer import _lm_fwd, _lm_loss_grads, _lm_params, _logits, _nll_rows, _shapes, \
     init_lm_params, lm_forward
 
 __all__ = ["train_lm", "lm_perplexity", "generate_logits", "attention_maps", "TinyTransformerLM", "save_lm",
@@ -73,11 +73,11 @@ def train_lm(ids, vocab_size: int, *, d_model: int = 128, n_layers: int = 2, n_h
     P = init_lm_params(vocab_size, d_model, n_layers, n_heads, d_ff, max_len, rng, positions=positions,
                        tie=tie, activation=activation)
     cfg = P["config"]
-    data = _check_ids(np.asarray(ids).reshape(-1)[None], dict(cfg, max_len=np.inf), "ids")[0]
+    data = as_id_array(ids, "ids", size=vocab_size).reshape(-1)
     if len(data) < seq_len + 1:
         raise ValueError(f"文本太短：{len(data)} 个 token，至少要 seq_len + 1 = {seq_len + 1} 个")
     if val_ids is not None:
-        val_ids = _check_ids(np.asarray(val_ids).reshape(-1)[None], dict(cfg, max_len=np.inf), "val_ids")[0]
+        val_ids = as_id_array(val_ids, "val_ids", size=vocab_size).reshape(-1)
     opt = Adam(lr, beta2=beta2, weight_decay=weight_decay, clip=clip)
     offsets = np.arange(seq_len)
     history, elapsed, cpu = [], 0.0, 0.0
@@ -114,7 +114,7 @@ def lm_perplexity(params: dict, ids, seq_len: int | None = None) -> float:
     cfg = _lm_params(params)
     seq_len = cfg["max_len"] if seq_len is None else seq_len
     check_positive(seq_len, "seq_len", integer=True)
-    a = _check_ids(np.asarray(ids).reshape(1, -1), dict(cfg, max_len=np.inf), "ids")[0]
+    a = as_id_array(ids, "ids", size=cfg["vocab"]).reshape(-1)
     if seq_len > cfg["max_len"]:
         raise ValueError(f"seq_len={seq_len} 超过模型的 max_len={cfg['max_len']}")
     n = len(a) - 1
@@ -140,10 +140,11 @@ def generate_logits(params: dict, prefix_ids) -> np.ndarray:
     前文长于 max_len 时只看最后 max_len 个（滑动窗口）。前文不能为空：想从文本开头写起，给换行符的编号。
     """
     cfg = _lm_params(params)
-    p = np.asarray(prefix_ids)
-    if p.ndim != 1 or p.size == 0:
-        raise ValueError(f"prefix_ids 必须是非空的一维编号序列，收到形状 {p.shape}；从头生成时给文本开头符号的编号")
-    ids2 = _check_ids(p[-cfg["max_len"]:], cfg, "prefix_ids")
+    p = as_id_array(prefix_ids, "prefix_ids", size=cfg["vocab"], ndims=(1,))
+    if p.size == 0:
+        raise ValueError("prefix_ids 不能为空：Transformer 只能接着已有的 token 往后预测；"
+                         "从头生成时先放文本开头符号（如换行）的编号")
+    ids2 = p[-cfg["max_len"]:][None]
     hn, _ = _lm_fwd(params, cfg, ids2)
     return _logits(params, cfg, hn[-1:])[0].astype(np.float64)
 

@@ -3,6 +3,8 @@
 - LongestMatchTokenizer：从左到右，每次取词表里能匹配上的最长片段；
   词表里没有的字拆成 UTF-8 字节 Token（一个生僻汉字占三个 Token）。
 - BPETokenizer：在 UTF-8 字节上反复合并最常相邻出现的一对（思路同 karpathy/minbpe）。
+  BPETokenizer.train_simple 是课文的朴素循环（每轮从头数一遍），BPETokenizer.train 用增量计数，
+  结果逐条相同、快得多。
 
 不做的事：不做 Unicode 规范化（NFC/NFKC），不处理特殊符号（<PAD> 等，见 text.Vocab），
 BPE 只做最简单的预切分（字母数字汉字 / 空白 / 其他符号三类，不照搬 GPT-2 的正则），
@@ -13,10 +15,11 @@ BPE 只做最简单的预切分（字母数字汉字 / 空白 / 其他符号三�
 from __future__ import annotations
 
 import heapq
-import numbers
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+
+from ._checks import check_id, check_ids, check_positive
 
 __all__ = ["Token", "LongestMatchTokenizer", "demo_tokenizer",
            "get_pair_counts", "merge", "BPETokenizer"]
@@ -33,27 +36,11 @@ def _utf8(text, name: str = "text") -> bytes:
                          "无法用 UTF-8 编码；只允许合法的 Unicode 字符") from None
 
 
-def _as_id(x, size: int | None = None, name: str = "编号") -> int:
-    """检查一个编号：必须是 int（不能是 bool），给了 size 时还必须在 0..size-1 之间。"""
-    if isinstance(x, bool) or not isinstance(x, numbers.Integral):
-        raise TypeError(f"{name} 必须是 int，收到 {type(x).__name__}: {x!r}")
-    if size is not None and not 0 <= x < size:
-        raise ValueError(f"{name}（{x}）不在词表里；有效范围是 0..{size - 1}")
-    return int(x)
-
-
-def _as_ids(ids, size: int | None = None, name: str = "ids") -> list[int]:
-    """检查编号序列：整数组成的列表/元组等（不能是 str/bytes），逐个用 _as_id 检查。"""
-    if isinstance(ids, (str, bytes)) or not hasattr(ids, "__iter__"):
-        raise TypeError(f"{name} 必须是整数列表（如 [256, 257]），收到 {type(ids).__name__}")
-    return [_as_id(x, size, f"{name} 里的编号") for x in ids]
-
-
 # ---------------------------------------------------------------- 最长匹配
 
 @dataclass(frozen=True)
 class Token:
-    """一个 Token。教学位置：网页章节 03.1（分词器，灰色的字节 Token）。
+    """一个 Token。教学位置：第 2 章“动手试：分词器游乐场”一节（灰色的字节 Token）。
 
     text 是片段或字节显示名（如 '<0xE9>'）；start/end 是它来自的字符区间（text[start:end]），
     同一个字拆出的几个字节 Token 共用这个字的区间。
@@ -66,9 +53,9 @@ class Token:
 
 
 class LongestMatchTokenizer:
-    """最长匹配分词器（网页章节里的演示分词器）。
+    """最长匹配分词器（第 2 章分词器游乐场里的演示分词器）。
 
-    教学位置：第 2.4 节；网页章节 03.1（分词器）。
+    教学位置：第 2.4 节；第 2 章“动手试：分词器游乐场”一节。
     编号：0..255 是 256 个字节 Token（显示为 '<0x00>'…'<0xFF>'），词表片段按给定顺序从 256 开始。
     例：demo_tokenizer().tokenize('小猫没有跳上桌子') -> 小猫 / 没有 / 跳上 / 桌子
     """
@@ -92,7 +79,7 @@ class LongestMatchTokenizer:
 
     def id_to_piece(self, i: int) -> str:
         """编号 -> 片段（字节 Token 返回 '<0xE9>' 这样的显示名）。例：id_to_piece(0x41) -> '<0x41>'"""
-        i = _as_id(i, self.vocab_size, "i")
+        i = check_id(i, "i", size=self.vocab_size)
         return self._pieces[i]
 
     def piece_to_id(self, s: str) -> int:
@@ -106,7 +93,7 @@ class LongestMatchTokenizer:
     def tokenize(self, text: str) -> list[Token]:
         """从左到右取最长匹配；匹配不上就把这一个字拆成 UTF-8 字节 Token。
 
-        教学位置：网页章节 03.1（分词器）。例：'龘' -> [<0xE9>, <0xBE>, <0x98>]
+        教学位置：第 2 章“动手试：分词器游乐场”一节。例：'龘' -> [<0xE9>, <0xBE>, <0x98>]
         """
         _utf8(text)
         out, i, n = [], 0, len(text)
@@ -128,7 +115,7 @@ class LongestMatchTokenizer:
 
     def decode(self, ids) -> str:
         """编号列表 -> 文本。字节拼起来按 UTF-8 解码；不是合法 UTF-8 的部分替换成 '�'（errors='replace'）。"""
-        ids = _as_ids(ids, self.vocab_size)
+        ids = check_ids(ids, "ids", size=self.vocab_size)
         data = b"".join(bytes([i]) if i < 256 else self._pieces[i].encode("utf-8") for i in ids)
         return data.decode("utf-8", errors="replace")
 
@@ -144,7 +131,7 @@ _DEMO_PUNCT = " ，。！？、；：“”‘’（）《》…—" + "!\"#$%&'
 def demo_tokenizer() -> LongestMatchTokenizer:
     """课堂演示用的小词表分词器（手写中文词 + 常用字 + ASCII 字母数字 + 标点）。
 
-    教学位置：网页章节 03.1（分词器）。词表里的重复项只保留第一次出现。
+    教学位置：第 2 章“动手试：分词器游乐场”一节。词表里的重复项只保留第一次出现。
     例：demo_tokenizer().encode('龘') 得到 3 个字节 Token，'👍' 得到 4 个。
     """
     letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
@@ -187,7 +174,7 @@ def get_pair_counts(ids) -> dict[tuple[int, int], int]:
 
     教学位置：第 2.4 节（BPE）。例：[1, 2, 3, 1, 2] -> {(1, 2): 2, (2, 3): 1, (3, 1): 1}
     """
-    return _pair_counts(_as_ids(ids))
+    return _pair_counts(check_ids(ids))
 
 
 def merge(ids, pair, new_id: int) -> list[int]:
@@ -195,20 +182,36 @@ def merge(ids, pair, new_id: int) -> list[int]:
 
     教学位置：第 2.4 节（BPE）。例：[1, 2, 3, 1, 2], (1, 2), 4 -> [4, 3, 4]
     """
-    ids = _as_ids(ids)
+    ids = check_ids(ids)
     if not isinstance(pair, tuple) or len(pair) != 2:
         raise TypeError(f"pair 必须是两个 int 组成的元组（如 (1, 2)），收到 {pair!r}")
-    return _merge(ids, tuple(_as_ids(pair, name="pair")), _as_id(new_id, name="new_id"))
+    return _merge(ids, tuple(check_ids(pair, "pair")), check_id(new_id, "new_id"))
 
 
 # 预切分：连续的字母/数字/汉字、连续的空白、连续的其他符号各成一块；BPE 合并不跨块。
 _CHUNK_RE = re.compile(r"\w+|\s+|[^\w\s]+")
 
 
+def _training_chunks(texts, vocab_size) -> list[str]:
+    """训练的输入检查与预切分（train 和 train_simple 共用）：texts 是 str 或 str 列表，vocab_size >= 256。"""
+    if isinstance(texts, str):
+        texts = [texts]
+    if not isinstance(texts, (list, tuple)):
+        raise TypeError(f"texts 必须是 str 或 str 列表，收到 {type(texts).__name__}")
+    check_positive(vocab_size, "vocab_size", integer=True)
+    if vocab_size < 256:
+        raise ValueError(f"vocab_size 必须 >= 256（256 个字节是起点），收到 {vocab_size}")
+    chunks = []
+    for t in texts:
+        _utf8(t, "texts 里的文本")
+        chunks.extend(_CHUNK_RE.findall(t))
+    return chunks
+
+
 class BPETokenizer:
     """字节级 BPE：从 256 个字节出发，每次把最常相邻出现的一对合并成新编号。
 
-    教学位置：第 2.4 节（BPE 子词）；网页章节 03.1（分词器）。
+    教学位置：第 2.4 节（BPE 子词）；第 2 章“动手试：分词器游乐场”一节。
     merges：按合并顺序排列的 {(a, b): 新编号}，新编号依次是 256, 257, …；
     vocab：{编号: bytes}。不给 merges 时就是纯字节分词器（词表大小 256）。
     例：BPETokenizer.train('aaabdaaabac', 257).merges -> {(97, 97): 256}
@@ -246,18 +249,7 @@ class BPETokenizer:
         提速（同 Sennrich 原始算法）：相同的块只存一份并记频次；每次合并只更新受影响的块，
         用堆找出现最多的一对。
         """
-        if isinstance(texts, str):
-            texts = [texts]
-        if not isinstance(texts, (list, tuple)):
-            raise TypeError(f"texts 必须是 str 或 str 列表，收到 {type(texts).__name__}")
-        if isinstance(vocab_size, bool) or not isinstance(vocab_size, numbers.Integral):
-            raise TypeError(f"vocab_size 必须是 int，收到 {type(vocab_size).__name__}")
-        if vocab_size < 256:
-            raise ValueError(f"vocab_size 必须 >= 256（256 个字节是起点），收到 {vocab_size}")
-        freq = Counter()
-        for t in texts:
-            _utf8(t, "texts 里的文本")
-            freq.update(_CHUNK_RE.findall(t))
+        freq = Counter(_training_chunks(texts, vocab_size))
         words = [list(c.encode("utf-8")) for c in freq]
         weights = list(freq.values())
         counts, where = {}, defaultdict(set)  # 每对的总次数；每对出现在哪些块里
@@ -298,6 +290,31 @@ class BPETokenizer:
                     del counts[p]
         return cls(merges)
 
+    @classmethod
+    def train_simple(cls, texts, vocab_size: int) -> "BPETokenizer":
+        """与 train 结果完全相同的朴素写法：课文的三步循环，慢，但一眼能看懂（思路同 minbpe）。
+
+        教学位置：第 2.4 节。每一轮：① 数出所有相邻的一对各出现几次；② 取出现最多的一对
+        （平局取数值最小的一对）；③ 在每一块里把它换成新编号。重复到词表达到 vocab_size，
+        或出现最多的一对也不到 2 次。train 用增量计数做同一件事、快得多；测试检查两者逐条相同。
+        例：BPETokenizer.train_simple('aaabdaaabac', 259).merges == BPETokenizer.train('aaabdaaabac', 259).merges
+        """
+        chunks = [list(c.encode("utf-8")) for c in _training_chunks(texts, vocab_size)]
+        merges = {}
+        for new_id in range(256, vocab_size):
+            counts = {}                                        # ① 数相邻对（不跨块）
+            for ids in chunks:
+                for pair in zip(ids, ids[1:]):
+                    counts[pair] = counts.get(pair, 0) + 1
+            if not counts:
+                break
+            pair = min(counts, key=lambda p: (-counts[p], p))  # ② 次数最多；平局取最小的一对
+            if counts[pair] < 2:
+                break
+            merges[pair] = new_id                              # ③ 每一块里都换成新编号
+            chunks = [merge(ids, pair, new_id) for ids in chunks]
+        return cls(merges)
+
     def _encode_chunk(self, data: bytes) -> list[int]:
         ids = list(data)
         while len(ids) >= 2:  # 每次做"最早学到"的那个合并，和训练顺序一致
@@ -319,12 +336,12 @@ class BPETokenizer:
 
     def decode(self, ids) -> str:
         """编号列表 -> 文本；字节序列不是合法 UTF-8 的地方替换成 '�'（errors='replace'）。"""
-        ids = _as_ids(ids, self.vocab_size)
+        ids = check_ids(ids, "ids", size=self.vocab_size)
         return b"".join(self.vocab[i] for i in ids).decode("utf-8", errors="replace")
 
     def piece(self, i: int) -> str:
         """编号 -> 可读片段：字节能按 UTF-8 解码就显示文字，否则显示成 '<0xE7>' 这样的字节。"""
-        i = _as_id(i, self.vocab_size, "i")
+        i = check_id(i, "i", size=self.vocab_size)
         try:
             return self.vocab[i].decode("utf-8")
         except UnicodeDecodeError:

@@ -17,9 +17,9 @@ import math
 
 import numpy as np
 
-from ._checks import check_positive, check_upstream_grad
+from ._checks import as_id_array, check_param_dict, check_positive, check_rng
 from .attention import causal_mask, init_mha_params, mha_backward, mha_forward, sinusoidal_positions
-from .layers import (Adam, _check_activation, _ffn_bwd, _ffn_fwd, _float, _ln_bwd, _ln_fwd,
+from .layers import (Adam, _backward_on_rows, _check_activation, _ffn_bwd, _ffn_fwd, _float, _ln_bwd, _ln_fwd,
                      ffn_backward, ffn_forward, init_ffn_params, layer_norm_backward, layer_norm_forward)
 
 _ELSEWHERE = ("train_lm", "lm_perplexity", "generate_logits", "attention_maps", "load_pretrained")
@@ -45,11 +45,7 @@ def init_block_params(d_model: int, d_ff: int, rng: np.random.Generator, dtype=n
 
 
 def _block_params(params, d: int) -> dict:
-    if not isinstance(params, dict):
-        raise TypeError(f"params 必须是字典（见 init_block_params），收到 {type(params).__name__}")
-    missing = [k for k in BLOCK_KEYS if k not in params]
-    if missing:
-        raise ValueError(f"params 缺少 {missing}；一层需要 {BLOCK_KEYS}")
+    check_param_dict(params, BLOCK_KEYS, hint="（可用 init_block_params 生成）")
     P = {k: _float(params[k], k) for k in BLOCK_KEYS}
     f = P["W1"].shape[-1] if P["W1"].ndim == 2 else 0
     for k in BLOCK_KEYS:
@@ -127,10 +123,7 @@ def block_forward(x, params: dict, n_heads: int, mask=None, pre_ln: bool = True,
 
 def block_backward(dy, cache):
     """block_forward 的反向：给 ∂L/∂y，返回 (dx, grads)，grads 的键与 params 相同。"""
-    inner, shape = cache
-    g = check_upstream_grad(dy, shape, "dy")
-    dx, grads = _block_bwd(g.reshape(-1, shape[-1]), inner)
-    return dx.reshape(shape), grads
+    return _backward_on_rows(_block_bwd, dy, cache, "dy")
 
 
 # ---------- 第 11 章：小语言模型 ----------
@@ -156,8 +149,7 @@ def init_lm_params(vocab: int, d_model: int, n_layers: int, n_heads: int, d_ff: 
     if not isinstance(tie, bool):
         raise TypeError(f"tie 必须是 True 或 False，收到 {tie!r}")
     _check_activation(activation)
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng 必须是 np.random.Generator（如 np.random.default_rng(0)），收到 {type(rng).__name__}")
+    check_rng(rng)
     cfg = dict(vocab=vocab, d_model=d_model, n_layers=n_layers, n_heads=n_heads, d_ff=d_ff, max_len=max_len,
                positions=positions, tie=tie, activation=activation)
     P = {"config": cfg, "tok_emb": (0.02 * rng.standard_normal((vocab, d_model))).astype(dtype)}
@@ -211,18 +203,11 @@ def _lm_params(params) -> dict:
 
 
 def _check_ids(ids, cfg: dict, name: str = "ids") -> np.ndarray:
-    """整数编号 (T,) 或 (B, T) → (B, T)；检查范围与长度。"""
-    a = np.asarray(ids)
-    if a.dtype.kind not in "iu":
-        raise TypeError(f"{name} 必须是整数编号，收到 dtype {a.dtype}")
-    if a.ndim not in (1, 2) or a.size == 0:
-        raise ValueError(f"{name} 的形状应为 (T,) 或 (batch, T)，T ≥ 1，收到 {a.shape}")
-    V, L = cfg["vocab"], cfg["max_len"]
-    if a.min() < 0 or a.max() >= V:
-        raise ValueError(f"{name} 必须在 0..{V - 1} 之间（词表有 {V} 个），收到 {a.min()}..{a.max()}")
-    if a.shape[-1] > L:
-        raise ValueError(f"序列长度 T={a.shape[-1]} 超过模型的 max_len={L}；请截短或分段")
-    return a.reshape(-1, a.shape[-1]).astype(np.intp, copy=False)
+    """整数编号 (T,) 或 (B, T) → (B, T)；检查范围（0..vocab-1）、T ≥ 1 与 T ≤ max_len。"""
+    a = as_id_array(ids, name, size=cfg["vocab"], allow_empty=False, ndims=(1, 2))
+    if a.shape[-1] > cfg["max_len"]:
+        raise ValueError(f"序列长度 T={a.shape[-1]} 超过模型的 max_len={cfg['max_len']}；请截短或分段")
+    return a.reshape(-1, a.shape[-1])
 
 
 def _blocks(P, cfg):

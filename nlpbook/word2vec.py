@@ -8,12 +8,11 @@ train_sgns 在真实语料上训练 Skip-gram + 负采样（SGNS），做法与 
 """
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._checks import as_float_array, check_positive
+from ._checks import as_float_array, as_id_array, check_id, check_positive
 from .functional import cross_entropy, sigmoid, softmax
 
 __all__ = ["cbow_forward", "cbow_backward", "cbow_step", "skipgram_pairs", "cbow_examples",
@@ -31,24 +30,6 @@ def _tables(W_in, W_out):
     return W_in, W_out
 
 
-def _id(i, n: int, name: str) -> int:
-    if isinstance(i, bool) or not isinstance(i, numbers.Integral):
-        raise TypeError(f"{name} 必须是整数编号，收到 {type(i).__name__}")
-    if not 0 <= i < n:
-        raise ValueError(f"{name} 必须在 0..{n - 1} 之间，收到 {i}")
-    return int(i)
-
-
-def _ids(ids, n: int, name: str) -> np.ndarray:
-    a = np.asarray(ids)
-    if a.size and a.dtype.kind not in "iu":
-        raise TypeError(f"{name} 必须是整数编号，收到 dtype {a.dtype}")
-    a = a.astype(np.int64).reshape(-1)
-    if a.size and (a.min() < 0 or a.max() >= n):
-        raise ValueError(f"{name} 必须在 0..{n - 1} 之间，收到 {a.min()}..{a.max()}")
-    return a
-
-
 def _token_list(tokens, window) -> list:
     check_positive(window, "window", integer=True)
     if isinstance(tokens, (str, bytes)):
@@ -63,10 +44,8 @@ def _token_list(tokens, window) -> list:
 
 def _cbow(W_in, W_out, context_ids, target):
     W_in, W_out = _tables(W_in, W_out)
-    ctx = _ids(context_ids, len(W_in), "context_ids")
-    if ctx.size == 0:
-        raise ValueError("context_ids 不能为空：CBOW 至少需要一个上下文词")
-    return W_in, W_out, ctx, _id(target, len(W_out), "target")
+    ctx = as_id_array(context_ids, "context_ids", size=len(W_in), allow_empty=False).reshape(-1)
+    return W_in, W_out, ctx, check_id(target, "target", size=len(W_out))
 
 
 def cbow_forward(W_in, W_out, context_ids, target) -> dict:
@@ -152,7 +131,7 @@ def skipgram_forward_backward(W_in, W_out, center, context) -> dict:
     教学位置：第 7.5 节。d_center 是对 W_in[center] 的梯度，d_W_out 是对整张 W_out 的梯度。
     """
     W_in, W_out = _tables(W_in, W_out)
-    c, o = _id(center, len(W_in), "center"), _id(context, len(W_out), "context")
+    c, o = check_id(center, "center", size=len(W_in)), check_id(context, "context", size=len(W_out))
     scores = W_out @ W_in[c]
     d_scores = softmax(scores)
     d_scores[o] -= 1.0
@@ -299,7 +278,7 @@ def _corpus(sentences_ids, V: int):
         raise ValueError("语料为空：sentences_ids 里没有任何词")
     if max(lens) < 2:
         raise ValueError("没有任何词对：每句只有一个词；至少要有一句含两个以上的词")
-    tokens = _ids(np.concatenate([a for a in arrs if a.size]), V, "sentences_ids 中的词编号")
+    tokens = as_id_array(np.concatenate([a for a in arrs if a.size]), "sentences_ids 中的词编号", size=V)
     return tokens, np.repeat(np.arange(len(arrs)), lens)
 
 

@@ -1,4 +1,4 @@
-"""attention：第 12、13 章的手算数字，遮罩，多头前向/反向（有限差分），位置编码，网页章节的演示数据。"""
+"""attention：第 12、13 章的手算数字，遮罩，多头前向/反向（有限差分），位置编码，第 13 章注意力浏览器的演示数据。"""
 import numpy as np
 from _gradcheck import numgrad_inplace
 import pytest

@@ -1,5 +1,5 @@
-"""Binder：每个 notebook 有打开它自己的 ?labpath= 链接；README 与各 notebook 里的相对链接都指向存在的文件；
-environment.yml 与 apt.txt 是 repo2docker 能用的格式。"""
+"""Binder（链接只在这里检查）：每个 notebook 的首个单元有打开它自己的 ?labpath= 链接；README 与 notebook 里的
+每个 Binder 链接和相对链接都指向存在的文件；environment.yml、apt.txt、postBuild 是 repo2docker 能用的格式。"""
 import re
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -49,9 +49,11 @@ def test_link_parser():
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_notebook_has_its_own_binder_link(path):
+def test_first_cell_has_the_notebooks_own_binder_link(path):
+    first = nbformat.read(path, as_version=4).cells[0]
     own = BINDER + "notebooks%2F" + path.name
-    assert own in links(markdown_of(path)), f"{path.name} 缺少打开它自己的 Binder 链接：{own}"
+    assert first.cell_type == "markdown" and own in links(first.source), \
+        f"{path.name} 的首个单元缺少打开它自己的 Binder 链接：{own}"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
@@ -83,7 +85,7 @@ def test_binder_links_open_existing_notebooks():
 def test_environment_yml_is_valid_for_repo2docker():
     env = yaml.safe_load((ROOT / "environment.yml").read_text(encoding="utf-8"))
     assert isinstance(env, dict) and env.get("name"), "environment.yml 需要 name"
-    assert env.get("channels") and all(isinstance(c, str) for c in env["channels"])
+    assert env["channels"] == ["conda-forge"]
     deps = env.get("dependencies")
     assert isinstance(deps, list) and deps
     assert "pip" in deps, "用了 pip 段就要在 conda 依赖里列出 pip 本身"
@@ -95,12 +97,16 @@ def test_environment_yml_is_valid_for_repo2docker():
 
 
 def test_apt_txt_lists_plain_debian_package_names():
-    path = ROOT / "apt.txt"
-    if not path.exists():
-        pytest.skip("没有 apt.txt")
-    for line in path.read_text(encoding="utf-8").splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
+    lines = [line.strip() for line in (ROOT / "apt.txt").read_text(encoding="utf-8").splitlines()]
+    packages = [line for line in lines if line and not line.startswith("#")]
+    assert packages, "apt.txt 没有列出任何包"
+    for name in packages:
         # Debian 包名：小写字母、数字和 + - .，至少两个字符，以字母或数字开头；不带版本号和选项
-        assert re.fullmatch(r"[a-z0-9][a-z0-9+.\-]+", line), f"apt.txt 里不是一个普通的包名：{line!r}"
+        assert re.fullmatch(r"[a-z0-9][a-z0-9+.\-]+", name), f"apt.txt 里不是一个普通的包名：{name!r}"
+
+
+def test_postbuild_installs_the_course_package():
+    lines = (ROOT / "postBuild").read_text(encoding="utf-8").splitlines()
+    assert lines[0].startswith("#!/bin/bash") and "set -euo pipefail" in lines
+    commands = [line for line in lines if line and not line.startswith("#")]
+    assert "pip install --no-deps -e ." in commands   # 依赖已由 environment.yml 装好，只装本包

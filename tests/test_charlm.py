@@ -134,8 +134,8 @@ def test_real_reviews_perplexity_and_speed(reviews):
     (lambda: CharNGramLM(2).fit([["我", "喝"]]), TypeError, "str"),
     (lambda: CharNGramLM(2).next_distribution("我"), ValueError, "先调用 fit"),
     (lambda: CharNGramLM(2, min_count=1).fit(TEA).next_distribution(["我"]), TypeError, "prefix 必须是 str"),
-    (lambda: CharNGramLM(2, min_count=1).fit(TEA).next_logits([99]), ValueError, "超出词表"),
-    (lambda: CharNGramLM(2, min_count=1).fit(TEA).decode("我"), TypeError, "encode"),
+    (lambda: CharNGramLM(2, min_count=1).fit(TEA).next_logits([99]), ValueError, "必须在 0.."),
+    (lambda: CharNGramLM(2, min_count=1).fit(TEA).decode("我"), TypeError, "一个字符串"),
     (lambda: CharNGramLM(2, min_count=1).fit(TEA).top_next("我", 0), ValueError, "k 必须 > 0"),
 ])
 def test_errors(call, exc, match):

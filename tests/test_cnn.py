@@ -101,7 +101,7 @@ def test_textcnn_forward():
     (lambda: C.receptive_field(0), ValueError, "width"),
     (lambda: C.receptive_field(3, layers=0), ValueError, "layers"),
     (lambda: C.conv_relu_max_backward([1.0], C.conv_relu_max(np.zeros((4, 2)), np.ones((2, 2, 2)))[1]),
-     ValueError, "d_pooled 应有 2 个数"),
+     ValueError, r"d_pooled.*形状应与前向输出相同 \(2,\)"),
     (lambda: C.textcnn_forward(np.zeros((4, 2)), [np.ones((2, 2, 2))], [None], np.ones(3)), ValueError,
      "w_out 应有 2 个数"),
     (lambda: C.relu("a"), TypeError, "z 必须是数"),

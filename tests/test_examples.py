@@ -284,10 +284,10 @@ def test_help():
 
 
 def test_formatting():
-    assert E._fmt(0.5 ** 10) == "0.000977" and E._fmt(0.5 ** 20) == "0.000000954"
-    assert E._fmt(Fraction(2, 3)) == "2/3≈0.667" and E._fmt(Fraction(4, 1)) == "4"
-    assert E._fmt(16_777_216) == "16,777,216" and E._fmt(-math.inf) == "-∞" and E._fmt(-0.0) == "0.000"
-    assert E._fmt([[1, 0.25], ["电影"]]) == "[[1, 0.250], [电影]]"
+    assert E.format_value(0.5 ** 10) == "0.000977" and E.format_value(0.5 ** 20) == "0.000000954"
+    assert E.format_value(Fraction(2, 3)) == "2/3≈0.667" and E.format_value(Fraction(4, 1)) == "4"
+    assert E.format_value(16_777_216) == "16,777,216" and E.format_value(-math.inf) == "-∞" and E.format_value(-0.0) == "0.000"
+    assert E.format_value([[1, 0.25], ["电影"]]) == "[[1, 0.250], [电影]]"
 
 
 def test_script_runs_with_standard_library_only():

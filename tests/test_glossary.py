@@ -1,6 +1,4 @@
 """glossary：课文附录 C 的 29 条都在、每条字段齐全、章号有 notebook；search 的匹配规则、顺序与报错。"""
-import subprocess
-import sys
 
 import pytest
 from hypothesis import given
@@ -90,9 +88,3 @@ def test_search_properties(q):
 def test_errors(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
-
-
-def test_core_module_needs_only_the_standard_library():
-    code = "import sys, nlpbook.glossary; print(sorted(m for m in ('numpy', 'ipywidgets', 'IPython') if m in sys.modules))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"

@@ -42,6 +42,31 @@ def test_distributions_sum_to_one(corpus, n, k):
     assert m.perplexity(corpus) >= 1.0
 
 
+@pytest.mark.parametrize("kwargs", [dict(vocab=["我", "喝", "茶"]), dict(add_eos=False),
+                                    dict(vocab=["茶", "水"], add_eos=False), dict(k=0, vocab=["茶", "咖啡"])])
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_distribution_sums_to_one_with_fixed_vocab_or_without_eos(kwargs, n):
+    """固定 vocab 漏掉训练词、或 add_eos=False 时，P(·|前文) 的和仍为 1（问题 11 的第 3 个 bug）。
+    分母只数候选词：候选之外的词在这个模型里不存在。"""
+    m = NGramModel(n, **{"k": 1.0, **kwargs}).fit(TEA)
+    for ctx in (["我", "喝"], ["喝", "茶"], ["茶", "喝"], []):
+        ctx = ctx[-(n - 1):] if n > 1 else []
+        try:
+            total = sum(m.distribution(ctx).values())
+        except ValueError as exc:  # k=0 且前文后面从没出现过候选词：概率无定义，要说清楚
+            assert m.k == 0 and "候选" in str(exc)
+            continue
+        assert total == pytest.approx(1.0), (ctx, m.distribution(ctx))
+
+
+def test_fixed_vocab_counts_only_candidates():
+    m = NGramModel(2, k=1, vocab=["茶", "咖啡"], add_eos=False).fit(TEA)
+    # “喝”之后：茶 2 次、水 1 次（水不是候选，不计）→ (2+1)/(2+2)、(0+1)/(2+2)
+    assert m.distribution(["喝"]) == pytest.approx({"茶": 3 / 4, "咖啡": 1 / 4})
+    with pytest.raises(ValueError, match="候选"):
+        NGramModel(2, k=0, vocab=["咖啡"], add_eos=False).fit(TEA).prob("咖啡", ["喝"])
+
+
 def test_unigram_and_counts():
     m = NGramModel(1, k=0).fit(TEA)
     assert m.prob("我") == pytest.approx(3 / 12)

@@ -77,9 +77,7 @@ def test_navigation_binder_link_and_no_ipynb_links(site):
             assert pages[k - 1].name in urls, f"{page.name} 没有“上一章”"
         if k + 1 < len(pages):
             assert pages[k + 1].name in urls, f"{page.name} 没有“下一章”"
-        binder = ("https://mybinder.org/v2/gh/nlpbook/nlp-from-scratch/main?labpath=notebooks%2F"
-                  + nb_path.name)
-        assert binder in urls, f"{page.name} 没有指向自己的 Binder 链接"
+        assert build_site.binder_url(nb_path.name) in urls, f"{page.name} 的导航栏没有“在 Binder 中运行”"
         relative = [u for u in urls if not urlsplit(u).scheme and urlsplit(u).path.endswith(".ipynb")]
         assert not relative, f"{page.name} 里还有 .ipynb 相对链接：{relative}"
 
@@ -97,6 +95,8 @@ def test_figures_kept_and_widgets_become_a_note(site):
 
 
 def test_link_rewriting():
+    assert build_site.binder_url("02-tokens.ipynb") == \
+        "https://mybinder.org/v2/gh/nlpbook/nlp-from-scratch/main?labpath=notebooks%2F02-tokens.ipynb"
     assert build_site.rewrite_link("02-tokens.ipynb") == "02-tokens.html"
     assert build_site.rewrite_link("02-tokens.ipynb#2.1") == "02-tokens.html#2.1"
     assert build_site.rewrite_link("https://example.org/a.ipynb") == "https://example.org/a.ipynb"

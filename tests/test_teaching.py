@@ -1,6 +1,8 @@
 """教学配置：JupyterHub 示例能解析、指向同一个仓库和环境；nbgitpuller 链接脚本输出正确。"""
+import ast
 import importlib.util
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -24,44 +26,120 @@ def readme_repo() -> str:
     return m.group(1)
 
 
+def shell_script(path: Path) -> tuple[dict, list]:
+    """读一个简单的 bash 脚本：返回 (顶层的 NAME="值" 赋值, 每条命令按 shell 规则切好的词)。
+
+    续行（行尾的 \\）先接起来；注释和空行跳过；赋值里的 ${1:?…}、${2:-默认} 取默认值（没有时原样保留）。
+    """
+    text = path.read_text(encoding="utf-8").replace("\\\n", " ")
+    variables, commands = {}, []
+    for line in text.splitlines():
+        words = shlex.split(line, comments=True)
+        if not words:
+            continue
+        m = re.fullmatch(r"([A-Z_]+)=(.*)", words[0])
+        if m and len(words) == 1:
+            default = re.fullmatch(r"\$\{\d+:-(.*)\}", m.group(2))
+            variables[m.group(1)] = default.group(1) if default else m.group(2)
+        else:
+            commands.append(words)
+    return variables, commands
+
+
+def options(words: list) -> dict:
+    """一条命令里的 --选项 值 → {选项: 值}；不带值的选项记为 True。"""
+    out, i = {}, 1
+    while i < len(words):
+        if words[i].startswith("--"):
+            has_value = i + 1 < len(words) and not words[i + 1].startswith("-")
+            out[words[i]] = words[i + 1] if has_value else True
+            i += 2 if has_value else 1
+        else:
+            i += 1
+    return out
+
+
+def py_constant(path: Path, name: str):
+    """Python 文件里顶层常量 NAME = "值" 的值（用 ast 读，不执行文件）。"""
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [name]:
+            return ast.literal_eval(node.value)
+    raise KeyError(name)
+
+
 def test_everything_names_the_same_repository():
     repo = f"https://github.com/{readme_repo()}"
     assert links.REPO == repo and links.BRANCH == "main"
     for script in ("tljh-setup.sh", "build-image.sh"):
-        text = (HUB / script).read_text(encoding="utf-8")
-        assert f'REPO="{repo}"' in text and 'BRANCH="main"' in text, script
-    site = (ROOT / "scripts" / "build_site.py").read_text(encoding="utf-8")
-    assert f'GITHUB_REPO = "{readme_repo()}"' in site
+        variables, _ = shell_script(HUB / script)
+        assert (variables["REPO"], variables["BRANCH"]) == (repo, "main"), script
+    site = ROOT / "scripts" / "build_site.py"
+    assert (py_constant(site, "GITHUB_REPO"), py_constant(site, "BRANCH")) == (readme_repo(), "main")
+
+
+def _yaml_comment_names(path: Path) -> tuple[str, str]:
+    """配置示例的注释里写的环境名与仓库（owner/name），要和 environment.yml、README 一致。"""
+    text = path.read_text(encoding="utf-8")
+    return re.search(r"环境名 ([\w.-]+)", text).group(1), re.search(r"github\.com/([\w.-]+/[\w.-]+)", text).group(1)
 
 
 def test_tljh_installs_the_binder_environment():
     env = yaml.safe_load((ROOT / "environment.yml").read_text(encoding="utf-8"))
-    setup = (HUB / "tljh-setup.sh").read_text(encoding="utf-8")
-    assert setup.startswith("#!/bin/bash") and "set -euo pipefail" in setup
-    assert "tljh.jupyter.org/bootstrap.py" in setup
-    assert '"$REPO/raw/$BRANCH/environment.yml"' in setup and "env update --prefix \"$USER_ENV\"" in setup
-    assert 'git+$REPO@$BRANCH' in setup and "nlpbook.doctor" in setup
-    subprocess.run(["bash", "-n", str(HUB / "tljh-setup.sh")], check=True)
+    path = HUB / "tljh-setup.sh"
+    assert path.read_text(encoding="utf-8").startswith("#!/bin/bash")
+    subprocess.run(["bash", "-n", str(path)], check=True)
+    variables, commands = shell_script(path)
+    assert ["set", "-euo", "pipefail"] in commands
+    by_program = {}  # 程序名 → 调用它的命令（去掉前面的 sudo / sudo -E）
+    for words in commands:
+        words = words[1:] if words[0] == "sudo" else words
+        words = words[1:] if words[0] == "-E" else words
+        by_program.setdefault(words[0].rsplit("/", 1)[-1], []).append(words)
+    # 1. 官方安装命令（curl … | sudo -E python3 - --admin "$ADMIN"）
+    (install,) = [w for w in by_program["curl"] if "https://tljh.jupyter.org/bootstrap.py" in w]
+    assert install[install.index("|") + 1:] == ["sudo", "-E", "python3", "-", "--admin", "$ADMIN"]
+    # 2. 下载的正是仓库里的 environment.yml，再用同一个文件更新用户环境
+    (download,) = [w for w in by_program["curl"] if w is not install]
+    assert "$REPO/raw/$BRANCH/environment.yml" in download
+    (update,) = by_program["conda"]
+    assert update[1:3] == ["env", "update"] and variables["USER_ENV"] == "/opt/tljh/user"
+    assert options(update) == {"--prefix": "$USER_ENV", "--file": download[download.index("-o") + 1]}
+    # 3. 装本包（依赖已在第 2 步装好）
+    (pip,) = by_program["pip"]
+    assert pip[1:] == ["install", "--no-deps", "nlpbook @ git+$REPO@$BRANCH"]
+    # 4. tljh-config set 的设置与 tljh-config.yaml 示例完全相同，最后 reload
+    settings = {w[2]: w[3] for w in by_program["tljh-config"] if w[1] == "set"}
     config = yaml.safe_load((HUB / "tljh-config.yaml").read_text(encoding="utf-8"))
-    assert config["user_environment"]["default_app"] == "jupyterlab"
-    assert isinstance(config["users"]["admin"], list)
-    text = (HUB / "tljh-config.yaml").read_text(encoding="utf-8")
-    assert f"环境名 {env['name']}" in text and f"github.com/{readme_repo()}" in text
+    assert settings == {"user_environment.default_app": config["user_environment"]["default_app"],
+                        "limits.memory": str(config["limits"]["memory"]), "limits.cpu": str(config["limits"]["cpu"])}
+    assert config["user_environment"]["default_app"] == "jupyterlab" and isinstance(config["users"]["admin"], list)
+    assert by_program["tljh-config"][-1] == ["tljh-config", "reload"]
+    # 5. 最后在用户环境里跑一遍环境检查
+    doctor = ["$USER_ENV/bin/python", "-m", "nlpbook.doctor"]
+    assert any(w[i:i + 3] == doctor for w in commands for i in range(len(w)))
+    assert _yaml_comment_names(HUB / "tljh-config.yaml") == (env["name"], readme_repo())
 
 
 def test_z2jh_image_is_built_by_repo2docker_from_this_repository():
     env = yaml.safe_load((ROOT / "environment.yml").read_text(encoding="utf-8"))
     config = yaml.safe_load((HUB / "z2jh-config.yaml").read_text(encoding="utf-8"))
-    image = config["singleuser"]["image"]
     repo_name = readme_repo().split("/")[1]
-    assert image["name"].endswith("/" + repo_name) and image["tag"]
+    path = HUB / "build-image.sh"
+    subprocess.run(["bash", "-n", str(path)], check=True)
+    variables, commands = shell_script(path)
+    assert ["set", "-euo", "pipefail"] in commands
+    assert variables["IMAGE"] == f"$PREFIX/{repo_name}:$TAG"
+    image = config["singleuser"]["image"]
+    assert image["name"].endswith("/" + repo_name) and image["tag"] == variables["TAG"] == "main"
     assert config["singleuser"]["defaultUrl"] == "/lab"
-    build = (HUB / "build-image.sh").read_text(encoding="utf-8")
-    assert "jupyter-repo2docker" in build and f'IMAGE="$PREFIX/{repo_name}:$TAG"' in build
-    assert "nbgitpuller" in build and "--target-repo-dir" in build and '--ref "$BRANCH"' in build
-    subprocess.run(["bash", "-n", str(HUB / "build-image.sh")], check=True)
-    text = (HUB / "z2jh-config.yaml").read_text(encoding="utf-8")
-    assert f"环境名 {env['name']}" in text and f"github.com/{readme_repo()}" in text
+    (build,) = [w for w in commands if w[0] == "jupyter-repo2docker"]
+    opts = options(build)
+    assert build[-1] == "$REPO" and opts["--no-run"] is True
+    assert opts["--ref"] == "$BRANCH" and opts["--image-name"] == "$IMAGE"
+    assert opts["--target-repo-dir"] == f"/srv/{repo_name}"
+    assert opts["--appendix"] == "RUN python -m pip install --no-cache-dir nbgitpuller"
+    assert ["docker", "push", "$IMAGE"] in commands
+    assert _yaml_comment_names(HUB / "z2jh-config.yaml") == (env["name"], readme_repo())
 
 
 def test_link_for_one_chapter():

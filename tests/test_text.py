@@ -80,6 +80,13 @@ def test_ngrams_section_5_1():
     (lambda: Vocab(["a", ""]), ValueError, "空字符串"),
     (lambda: Vocab(["a"]).decode([3]), ValueError, "0..0"),
     (lambda: Vocab(["a", 1]), TypeError, "str"),
+    # idf_table 里的坏值要报错，不能悄悄算出 NaN（问题 11 的第 4 个 bug）
+    (lambda: tf_idf(TFIDF_DOCS, idf_table={"好看": float("nan")}), ValueError, "好看.*NaN"),
+    (lambda: tf_idf(TFIDF_DOCS, idf_table={"好看": math.inf}), ValueError, "有限"),
+    (lambda: tf_idf(TFIDF_DOCS, idf_table={"好看": -1.0}), ValueError, ">= 0"),
+    (lambda: tf_idf(TFIDF_DOCS, idf_table={"好看": "1.1"}), TypeError, "数"),
+    (lambda: tf_idf(TFIDF_DOCS, idf_table={"好看": True}), TypeError, "数"),
+    (lambda: tf_idf(TFIDF_DOCS, idf_table=[("好看", 1.0)]), TypeError, "字典"),
 ])
 def test_errors(call, exc, match):
     with pytest.raises(exc, match=match):

@@ -117,17 +117,17 @@ def test_longest_match_errors(demo):
         demo.tokenize(123)
     with pytest.raises(ValueError, match="代理字符.*只允许合法的 Unicode"):
         demo.encode("ab\ud800")
-    with pytest.raises(ValueError, match=re.escape(f"有效范围是 0..{demo.vocab_size - 1}")):
+    with pytest.raises(ValueError, match=re.escape(f"必须在 0..{demo.vocab_size - 1} 之间")):
         demo.decode([demo.vocab_size])
-    with pytest.raises(ValueError, match="有效范围"):
+    with pytest.raises(ValueError, match="必须在 0"):
         demo.decode([-1])
-    with pytest.raises(TypeError, match="必须是 int"):
+    with pytest.raises(TypeError, match="整数编号"):
         demo.decode([1.0])
-    with pytest.raises(TypeError, match="整数列表"):
+    with pytest.raises(TypeError, match="整数编号的一维列表"):
         demo.decode("小猫")
     with pytest.raises(ValueError, match="不在词表里"):
         demo.piece_to_id("龘")
-    with pytest.raises(ValueError, match="有效范围"):
+    with pytest.raises(ValueError, match="必须在 0"):
         demo.id_to_piece(10**6)
 
 
@@ -139,11 +139,11 @@ def test_pair_helpers():
     assert merge([7, 7, 7], (7, 7), 9) == [9, 7]            # 从左到右、不重叠
     assert merge([7, 7, 7, 7], (7, 7), 9) == [9, 9]
     assert get_pair_counts([]) == {} and merge([], (1, 2), 3) == []
-    with pytest.raises(TypeError, match="整数列表"):
+    with pytest.raises(TypeError, match="整数编号的一维列表"):
         get_pair_counts("abc")
     with pytest.raises(TypeError, match="两个 int 组成的元组"):
         merge([1, 2], [1, 2], 3)
-    with pytest.raises(TypeError, match="必须是 int"):
+    with pytest.raises(TypeError, match="new_id 必须是整数编号"):
         merge([1, 2], (1, 2), "3")
 
 
@@ -175,34 +175,34 @@ def test_bpe_early_stop_and_boundaries():
     assert BPETokenizer.train([], 300).merges == {}
 
 
-def _naive_train(texts, vocab_size):
-    """对照实现：每一步都从头数一遍（慢但一目了然）。"""
-    chunks = [list(c.encode()) for t in texts for c in re.findall(r"\w+|\s+|[^\w\s]+", t)]
-    merges = {}
-    for new_id in range(256, vocab_size):
-        counts = {}
-        for ids in chunks:
-            for p, c in get_pair_counts(ids).items():
-                counts[p] = counts.get(p, 0) + c
-        if not counts or max(counts.values()) < 2:
-            break
-        best = max(counts.values())
-        pair = min(p for p, c in counts.items() if c == best)
-        merges[pair] = new_id
-        chunks = [merge(ids, pair, new_id) for ids in chunks]
-    return merges
+BPE_CORPORA = {
+    "课文的中文": LONG_TEXT.splitlines()[:6] + ["aaabdaaabac", "好好好好好"],
+    "维基百科例子（第 2 次合并是平局）": ["aaabdaaabac"],
+    "全是平局": ["abcd", "abcd", "dcba", "dcba"],        # 每一对都出现 2 次：按数值最小的对
+    "emoji 与组合字符": ["👍🏽👍🏽👍 👨‍👩‍👧‍👦👨‍👩‍👧‍👦 🇨🇳🇨🇳", "e\u0301e\u0301 😀😀😀"],
+    "混合": ["I like NLP 123. I like NLP!", "龘龘龘 龘龘", "\t\t\n\n  ", "ab" * 40],
+}
 
 
-def test_bpe_matches_naive_on_chinese():
-    texts = LONG_TEXT.splitlines()[:6] + ["aaabdaaabac", "好好好好好"]
-    assert BPETokenizer.train(texts, 330).merges == _naive_train(texts, 330)
+@pytest.mark.parametrize("name", BPE_CORPORA)
+def test_readable_and_fast_bpe_trainers_agree(name):
+    """随包的两种训练：train_simple（课文的朴素循环）与 train（增量计数）逐条合并相同。"""
+    texts = BPE_CORPORA[name]
+    for vocab_size in (256, 260, 300, 400):
+        assert BPETokenizer.train_simple(texts, vocab_size).merges == BPETokenizer.train(texts, vocab_size).merges
+
+
+def test_readable_bpe_trainer_on_the_wikipedia_example():
+    assert BPETokenizer.train_simple("aaabdaaabac", 259).merges == {(97, 97): 256, (97, 98): 257, (256, 257): 258}
+    assert BPETokenizer.train_simple("abcdef", 300).vocab_size == 256   # 没有出现 2 次的对：提前停
+    assert BPETokenizer.train_simple([], 300).merges == {}
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.text(alphabet="ab 好龘,", max_size=30), max_size=5), st.integers(256, 300))
-def test_bpe_matches_naive_property(texts, vocab_size):
+@given(st.lists(st.text(alphabet="ab 好龘,👍", max_size=30), max_size=5), st.integers(256, 300))
+def test_bpe_matches_readable_trainer_property(texts, vocab_size):
     fast = BPETokenizer.train(texts, vocab_size)
-    assert fast.merges == _naive_train(texts, vocab_size)
+    assert fast.merges == BPETokenizer.train_simple(texts, vocab_size).merges
     assert BPETokenizer.train(texts[::-1], vocab_size).merges == fast.merges  # 与文本顺序无关
 
 
@@ -247,8 +247,9 @@ def test_bpe_errors(bpe):
     with pytest.raises(ValueError, match="vocab_size 必须 >= 256.*收到 255"):
         BPETokenizer.train("abc", 255)
     for bad in ("300", 300.0, True):
-        with pytest.raises(TypeError, match="vocab_size 必须是 int"):
-            BPETokenizer.train("abc", bad)
+        for train in (BPETokenizer.train, BPETokenizer.train_simple):
+            with pytest.raises(TypeError, match="vocab_size 必须是整数"):
+                train("abc", bad)
     with pytest.raises(TypeError, match="texts 必须是 str 或 str 列表，收到 int"):
         BPETokenizer.train(5, 300)
     with pytest.raises(TypeError, match="必须是 str，收到 int"):
@@ -259,9 +260,9 @@ def test_bpe_errors(bpe):
         bpe.encode("\ud800")
     with pytest.raises(TypeError, match="text 必须是 str"):
         bpe.encode(b"abc")
-    with pytest.raises(ValueError, match=re.escape(f"有效范围是 0..{bpe.vocab_size - 1}")):
+    with pytest.raises(ValueError, match=re.escape(f"必须在 0..{bpe.vocab_size - 1} 之间")):
         bpe.decode([bpe.vocab_size])
-    with pytest.raises(ValueError, match="有效范围"):
+    with pytest.raises(ValueError, match="必须在 0"):
         bpe.piece(-1)
     with pytest.raises(TypeError, match="merges 必须是 dict"):
         BPETokenizer([((97, 97), 256)])

@@ -1,4 +1,5 @@
-"""注意力浏览器（网页章节 03.3，第 13 章）：设置控件的 value，view 必须跟着变；数字从纯函数核对。"""
+"""注意力浏览器（第 13 章“注意力浏览器”一节）：设置控件的 value，view 必须跟着变；数字从纯函数核对。"""
+import inspect
 import re
 import time
 
@@ -110,6 +111,14 @@ def test_trained_maps_layer_and_head_change_the_view():
     assert "第 2 层" in e.view.value
     nums = _numbers(e.view.value)                    # 叠加、query=2：3 个可见位置 × 3 个头
     assert nums == [round(maps[1, h, 2, j], 3) for j in range(3) for h in range(H)]
+
+
+def test_constructor_has_only_public_arguments():
+    """训练好的模型走 from_maps；__init__ 不暴露内部用的参数（以下划线开头的）。"""
+    params = inspect.signature(AttentionExplorer.__init__).parameters
+    assert not [p for p in params if p.startswith("_")]
+    with pytest.raises(TypeError):
+        AttentionExplorer(_maps=np.zeros((1, 1, 2, 2)))
 
 
 def test_real_model_maps_are_accepted():

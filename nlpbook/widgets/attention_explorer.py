@@ -1,4 +1,4 @@
-"""注意力浏览器（网页章节 03.3；第 13.3—13.7 节）：选一个提问的词，按“① 打分 → ② softmax → ③ 加权求和”
+"""注意力浏览器（第 13 章“注意力浏览器”一节；原理见第 13.3—13.7 节）：选一个提问的词，按“① 打分 → ② softmax → ③ 加权求和”
 一步步看它在每个头里读取了谁；可以单看一个头，也可以把几个头叠加；“只看前文”打开因果遮罩。
 
 两种数据：
@@ -76,7 +76,7 @@ def _check(tokens, heads, query, step, head, causal, values, kind):
 
 def explorer_data(tokens, heads: dict, query: int, step: str = "softmax", head: str = OVERLAY,
                   causal: bool = False, values=None, kind: str = "scores") -> dict:
-    """浏览器显示的全部数字。教学位置：第 13.3—13.5 节、网页章节 03.3。
+    """浏览器显示的全部数字。教学位置：第 13.3—13.5 节、第 13 章“注意力浏览器”一节。
 
     返回 {'query', 'step', 'heads'（显示的头）, 'visible'（布尔 (T,)，因果遮罩下 query 之后为 False）,
     'scores'（{头: 一行原始分数，看不到处为 -inf}；kind='weights' 时为空）, 'weights'（{头: 一行权重}）,
@@ -126,7 +126,7 @@ def _cell(vals, visible, step, colors) -> str:
 def explorer_html(tokens, heads: dict, query: int, step: str = "softmax", head: str = OVERLAY,
                   causal: bool = False, values=None, kind: str = "scores", note: str = "", context: str = "") -> str:
     """浏览器的视图（HTML）：一行 token，每个 token 下是各头的竖条和数；step='output' 时再给出加权求和的结果。
-    教学位置：第 13 章“注意力浏览器”一节（网页章节 03.3）。
+    教学位置：第 13 章“注意力浏览器”一节。
 
     context 是标题行里额外的一段说明（如“第 2 层”）；note 是末尾的小字注释。
     """
@@ -199,47 +199,21 @@ class AttentionExplorer:
     训练好的模型（from_maps）另有 layer（第几层）。``view`` 是 HTML 控件，``widget`` 是整个面板。
     教学位置：第 13 章“注意力浏览器”与“在真实数据上试一试”两节。
 
-    默认：网页章节的演示句与两个手设头（分数为示意值），提问的词“它”，第 ② 步，两个头叠加。
+    默认：第 13 章的演示句与两个手设头（分数为示意值），提问的词“它”，第 ② 步，两个头叠加。
     """
 
     DEMO_NOTE = "分数为手工设定的示意值，不来自真实模型；“值”是每个词的一种颜色（RGB）。"
 
     def __init__(self, tokens=None, heads=None, query=None, step: str = "softmax", head: str = OVERLAY,
-                 causal: bool = False, values=None, kind: str = "scores", note: str | None = None, _maps=None):
+                 causal: bool = False, values=None, kind: str = "scores", note: str | None = None):
         if tokens is None and heads is None:
             tokens, heads = demo_sentence(), {h: demo_score_matrix(h) for h in HEADS}
             values = demo_values() if values is None else values
             query = IT_INDEX if query is None else query
             note = self.DEMO_NOTE if note is None else note
         if tokens is None or heads is None:
-            raise TypeError("tokens 和 heads 要么都给出，要么都不给（都不给时用网页章节的演示句）")
-        self.tokens, self.heads, self.values, self.kind = list(tokens), dict(heads), values, kind
-        self.note, self._maps = note or "", _maps
-        query = 0 if query is None else query
-        explorer_html(self.tokens, self.heads, query, step, head, causal, values, kind)  # 先检查输入
-        self.query = _query_picker(self.tokens, query)
-        steps = STEPS if kind == "scores" else (("② 权重（已归一化）", "softmax"),)
-        if kind == "scores" and values is None:
-            steps = STEPS[:2]
-        self.step = W.ToggleButtons(options=steps, value=step, description="步骤",
-                                    style={"button_width": "auto", "description_width": "initial"})
-        self.head = W.ToggleButtons(options=[(n, n) for n in self.heads] + [("叠加", OVERLAY)], value=head,
-                                    description="头", style={"button_width": "auto", "description_width": "initial"})
-        self.causal = W.Checkbox(value=bool(causal), description="只看前文（因果遮罩）", indent=False)
-        self.layer = None
-        rows = [self.query, W.HBox([self.step, self.causal]), self.head]
-        if _maps is not None:
-            self.causal.disabled = True
-            self.causal.description = "只看前文（这个模型本身就是因果的）"
-            self.layer = W.Dropdown(options=[(f"第 {i + 1} 层", i) for i in range(_maps.shape[0])], value=0,
-                                    description="层", layout=W.Layout(width="160px"))
-            rows = [self.query, W.HBox([self.layer, self.causal]), self.head]
-            self.layer.observe(lambda _: self._layer_changed(), names="value")
-        self.view = W.HTML()
-        for c in (self.query, self.step, self.head, self.causal):
-            c.observe(lambda _: self.update(), names="value")
-        self.update()
-        self.widget = W.VBox(rows + [self.view])
+            raise TypeError("tokens 和 heads 要么都给出，要么都不给（都不给时用第 13 章的演示句与两个手设头）")
+        self._build(tokens, heads, 0 if query is None else query, step, head, causal, values, kind, note, None)
 
     @classmethod
     def from_maps(cls, maps, tokens, layer: int = 0, head=0, query: int | None = None, note: str = ""):
@@ -260,9 +234,39 @@ class AttentionExplorer:
             head = f"头 {head + 1}"
         heads = {f"头 {h + 1}": m[layer, h] for h in range(m.shape[1])}
         query = len(tokens) - 1 if query is None else query
-        self = cls(tokens, heads, query, "softmax", head, True, None, "weights", note, _maps=m)
+        self = cls.__new__(cls)
+        self._build(tokens, heads, query, "softmax", head, True, None, "weights", note, m)
         self.layer.value = layer
         return self
+
+    def _build(self, tokens, heads, query, step, head, causal, values, kind, note, maps) -> None:
+        """两种构造方式共用：检查输入、建控件。maps 为 (层数, 头数, T, T) 时另加“层”下拉框。"""
+        self.tokens, self.heads, self.values, self.kind = list(tokens), dict(heads), values, kind
+        self.note, self._maps = note or "", maps
+        explorer_html(self.tokens, self.heads, query, step, head, causal, values, kind)  # 先检查输入
+        self.query = _query_picker(self.tokens, query)
+        steps = STEPS if kind == "scores" else (("② 权重（已归一化）", "softmax"),)
+        if kind == "scores" and values is None:
+            steps = STEPS[:2]
+        self.step = W.ToggleButtons(options=steps, value=step, description="步骤",
+                                    style={"button_width": "auto", "description_width": "initial"})
+        self.head = W.ToggleButtons(options=[(n, n) for n in self.heads] + [("叠加", OVERLAY)], value=head,
+                                    description="头", style={"button_width": "auto", "description_width": "initial"})
+        self.causal = W.Checkbox(value=bool(causal), description="只看前文（因果遮罩）", indent=False)
+        self.layer = None
+        rows = [self.query, W.HBox([self.step, self.causal]), self.head]
+        if maps is not None:
+            self.causal.disabled = True
+            self.causal.description = "只看前文（这个模型本身就是因果的）"
+            self.layer = W.Dropdown(options=[(f"第 {i + 1} 层", i) for i in range(maps.shape[0])], value=0,
+                                    description="层", layout=W.Layout(width="160px"))
+            rows = [self.query, W.HBox([self.layer, self.causal]), self.head]
+            self.layer.observe(lambda _: self._layer_changed(), names="value")
+        self.view = W.HTML()
+        for c in (self.query, self.step, self.head, self.causal):
+            c.observe(lambda _: self.update(), names="value")
+        self.update()
+        self.widget = W.VBox(rows + [self.view])
 
     def _layer_changed(self) -> None:
         L = int(self.layer.value)

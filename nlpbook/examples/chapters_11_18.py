@@ -1,6 +1,7 @@
-"""nlpbook.examples 的第 11—18 章与附录 A（只用标准库；由 python -m nlpbook.examples 调用）。
+"""附录 D 的脚本：第 11—18 章与附录 A（生成、注意力、Transformer、成本、预训练、NER、后训练与 RAG、实验、
+朴素贝叶斯）。只用标准库。
 
-和 _examples_a 一样：不导入 numpy，是一份独立的实现，tests/test_examples.py 拿它和 numpy 代码对照。
+每章一个不带参数的函数，返回 {名称: 数值}；tests/test_examples.py 把它们和 nlpbook 的 numpy 代码逐项对照。
 """
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ import itertools
 import math
 from fractions import Fraction
 
-from ._examples_a import BOS, EOS, _cosine, _dot, _mean, _sigmoid, _softmax
+from .common import BOS, EOS, NEG_INF, cosine, dot, mean, sigmoid, softmax
 
-NEG_INF = -math.inf
-
+__all__ = ["chapter11", "chapter12", "chapter13", "chapter14", "chapter15", "chapter16", "chapter17",
+           "chapter18", "appendix_a", "attend"]
 
 def chapter11() -> dict:
     """第 11 章：错开一位的训练对、贪心 / top-k / top-p、温度、困惑度。"""
@@ -29,7 +30,7 @@ def chapter11() -> dict:
     out = {"输入": [BOS] + sent, "目标": sent + [EOS], "贪心选": words[probs.index(max(probs))],
            "top-k (k=2)": keep(2), "top-p (p=0.8) 保留几个": k_p, "top-p (p=0.8)": keep(k_p)}
     for t in (0.5, 1.0, 2.0):  # 把 ln(概率) 当作分数，再除以温度
-        out[f"温度 T={t:g}"] = _softmax([math.log(p) / t for p in probs])
+        out[f"温度 T={t:g}"] = softmax([math.log(p) / t for p in probs])
     losses = [-math.log(p) for p in (0.5, 0.25, 0.125)]
     out.update({"每步损失": losses, "平均损失": sum(losses) / 3, "困惑度": math.exp(sum(losses) / 3),
                 "每步都是 1/4 的困惑度": math.exp(-math.log(0.25))})
@@ -40,17 +41,17 @@ def chapter12() -> dict:
     """第 12 章：分数 0、1、2 → softmax 权重 → 加权合成上下文向量。"""
     scores = [0, 1, 2]
     values = [[1, 0], [0, 1], [1, 1]]  # 我、喜欢、猫
-    w = _softmax(scores)
+    w = softmax(scores)
     return {"指数": [math.exp(s) for s in scores], "注意力权重 我/喜欢/猫": w,
             "上下文向量": [sum(wi * v[j] for wi, v in zip(w, values)) for j in range(2)]}
 
 
-def _attend(q, keys, values, allowed=None) -> dict:
+def attend(q, keys, values, allowed=None) -> dict:
     """一个 query 的缩放点积注意力，逐步返回。allowed[j] 为 False 的位置分数设为 -inf。"""
-    raw = [_dot(q, k) for k in keys]
+    raw = [dot(q, k) for k in keys]
     scaled = [s / math.sqrt(len(q)) for s in raw]
     masked = [s if allowed is None or allowed[j] else NEG_INF for j, s in enumerate(scaled)]
-    w = _softmax(masked)
+    w = softmax(masked)
     return {"raw": raw, "scaled": scaled, "masked": masked, "weights": w,
             "output": [sum(wi * v[j] for wi, v in zip(w, values)) for j in range(len(values[0]))]}
 
@@ -61,17 +62,17 @@ def chapter13() -> dict:
     W_V = [[1, 0], [0, 2]]
     Q = K = X  # W_Q = W_K = 单位矩阵
     V = [[sum(x[i] * W_V[i][j] for i in range(2)) for j in range(2)] for x in X]
-    a = _attend(Q[0], K, V)
+    a = attend(Q[0], K, V)
     causal = [[int(j <= i) for j in range(3)] for i in range(3)]
-    c = _attend(Q[0], K, V, causal[0])
+    c = attend(Q[0], K, V, causal[0])
     x = [1.0, 3.0]
     mu = sum(x) / 2
     var = sum((v - mu) ** 2 for v in x) / 2
     return {"V": V, "A 的点积": a["raw"], "A 缩放后": a["scaled"],
             "A 的指数": [math.exp(s) for s in a["scaled"]], "指数之和": sum(math.exp(s) for s in a["scaled"]),
             "A 的权重": a["weights"], "A 的新表示": a["output"],
-            "3×3 权重表": [_attend(q, K, V)["weights"] for q in Q],
-            "三个位置的输出": [_attend(q, K, V)["output"] for q in Q],
+            "3×3 权重表": [attend(q, K, V)["weights"] for q in Q],
+            "三个位置的输出": [attend(q, K, V)["output"] for q in Q],
             "因果遮罩（1=可读）": causal, "A 遮罩后": c["masked"], "A 遮罩后的权重": c["weights"],
             "A 遮罩后的输出": c["output"], "100 个 token 的分数个数": 100 * 100,
             "128 维分 4 个 head，每头": 128 // 4,
@@ -154,10 +155,10 @@ def chapter17() -> dict:
     answer = ["好评", "。", EOS]
 
     def dpo(pc, pr, rc, rr, beta=0.1):
-        return -math.log(_sigmoid(beta * ((pc - rc) - (pr - rr))))
+        return -math.log(sigmoid(beta * ((pc - rc) - (pr - rr))))
     docs = [[0.9, 0.1], [0.1, 0.9]]
     q = [1, 0]
-    dots = [_dot(q, d) for d in docs]
+    dots = [dot(q, d) for d in docs]
     return {"SFT 计损失的位置（1=回答）": [0] * len(prompt) + [1] * len(answer),
             "DPO 损失（策略=参考）": dpo(-10, -12, -10, -12),
             "DPO 损失（好 +2、差 −2，β=0.1）": dpo(-8, -14, -10, -12),
@@ -165,7 +166,7 @@ def chapter17() -> dict:
             "4096×4096 的参数": 4096 * 4096, "LoRA r=8 的参数": 4096 * 8 + 8 * 4096,
             "LoRA 占完整的比例": Fraction(4096 * 8 + 8 * 4096, 4096 * 4096), "α/r（α=16, r=8）": 16 / 8,
             "文档点积": dots, "先返回第几篇（从 1 数）": dots.index(max(dots)) + 1,
-            "文档余弦": [_cosine(q, d) for d in docs]}
+            "文档余弦": [cosine(q, d) for d in docs]}
 
 
 def chapter18() -> dict:
@@ -173,7 +174,7 @@ def chapter18() -> dict:
     vectors = [[0, 1], [1, 0], [0, 0]]  # 电影、好看、<PAD>（零向量）
     real = [1, 1, 0]
     total = [sum(v[j] * m for v, m in zip(vectors, real)) for j in range(2)]
-    return {"正确平均（除以 2）": [t / sum(real) for t in total], "错误平均（除以 3）": _mean(vectors)}
+    return {"正确平均（除以 2）": [t / sum(real) for t in total], "错误平均（除以 3）": mean(vectors)}
 
 
 def appendix_a() -> dict:

@@ -3,8 +3,12 @@
 只用 Python 标准库，不下载数据、不训练大模型、不写任何文件。它是一份独立的实现：
 tests/test_examples.py 把这里的每个数字和 nlpbook 的 numpy 代码逐一对照。
 每章一个函数，返回 {名称: 数值}；main() 依次打印（一般三位小数，很小的数保留三位有效数字）。
-覆盖全部 18 章和附录 A：第 1—4 章在本文件，第 5—10 章在 _examples_a.py，
-第 11—18 章与附录 A 在 _examples_b.py（三个文件都不导入 numpy）。
+覆盖全部 18 章和附录 A，按章分在三个文件里，每个都能一口气读完（都不导入 numpy）：
+  common.py          各章共用的小函数：sigmoid、dot、mean、softmax、cosine
+  chapters_01_04.py  第 1—4 章
+  chapters_05_10.py  第 5—10 章
+  chapters_11_18.py  第 11—18 章与附录 A
+本文件只有章号表（CHAPTERS）和命令行。
 用法：python -m nlpbook.examples              # 全部
       python -m nlpbook.examples --chapter 13  # 只看一章（可以给多个：3 13 A）
 """
@@ -14,66 +18,14 @@ import math
 import sys
 from fractions import Fraction
 
-from ._examples_a import _sigmoid, chapter5, chapter6, chapter7, chapter8, chapter9, chapter10
-from ._examples_b import (appendix_a, chapter11, chapter12, chapter13, chapter14, chapter15, chapter16,
-                          chapter17, chapter18)
+from .chapters_01_04 import chapter1, chapter2, chapter3, chapter4
+from .chapters_05_10 import chapter5, chapter6, chapter7, chapter8, chapter9, chapter10
+from .chapters_11_18 import (appendix_a, chapter11, chapter12, chapter13, chapter14, chapter15, chapter16,
+                             chapter17, chapter18)
 
-REVIEWS = [("A", ["电影", "好看"], 1), ("B", ["剧情", "精彩"], 1), ("C", ["电影", "难看"], 0),
-           ("D", ["剧情", "无聊"], 0), ("E", ["电影", "不", "好看"], 0), ("F", ["电影", "不", "难看"], 1)]
-COLUMNS = ["电影", "剧情", "好看", "精彩", "难看", "无聊", "不"]
-LEXICON = {"好看": 1, "精彩": 1, "难看": -1, "无聊": -1}
-
-
-def chapter1() -> dict:
-    """第 1.3 节：规则打分（好词 +1、坏词 -1，分数 > 0 判好评）。"""
-    out = {}
-    for name, tokens, label in REVIEWS:
-        score = sum(LEXICON.get(t, 0) for t in tokens)
-        out[f"{name} 规则分数"] = score
-        out[f"{name} 判对了吗"] = int((score > 0) == bool(label))
-    return out
-
-
-def chapter2() -> dict:
-    """第 2.2 节：编号表。"""
-    ids = {w: i for i, w in enumerate(COLUMNS)}
-    return {"电影好看 的编号": [ids[t] for t in ["电影", "好看"]],
-            "电影不好看 的编号": [ids[t] for t in ["电影", "不", "好看"]]}
-
-
-def chapter3() -> dict:
-    """第 3 章：词袋、手设权重的分数与 sigmoid、TF-IDF。"""
-    def bow(tokens):
-        return [tokens.count(c) for c in COLUMNS]
-    weights = [0, 0, 1, 1, -1, -1, 0]
-    out = {"电影好看 词袋": bow(["电影", "好看"]), "电影不好看 词袋": bow(["电影", "不", "好看"])}
-    for name, tokens, _ in REVIEWS:
-        z = sum(x * w for x, w in zip(bow(tokens), weights))
-        out[f"{name} 分数"] = z
-        out[f"{name} 好评概率"] = _sigmoid(z)
-    for z in (-2, -1, 0, 1, 2):
-        out[f"sigmoid({z})"] = _sigmoid(z)
-    docs = [["电影", "好看"], ["电影", "精彩"], ["电影", "无聊"]]
-    cols = ["电影", "好看", "精彩", "无聊"]
-    idf = {c: math.log(len(docs) / sum(c in d for d in docs)) for c in cols}
-    out["IDF(电影)"], out["IDF(好看)"] = idf["电影"], idf["好看"]
-    out["D1 TF-IDF"] = [docs[0].count(c) * idf[c] for c in cols]
-    out["我喜欢你 与 你喜欢我 词袋相同"] = int(sorted(["我", "喜欢", "你"]) == sorted(["你", "喜欢", "我"]))
-    return out
-
-
-def chapter4() -> dict:
-    """第 4 章：一次“预测—损失—梯度—更新”（x=1, y=1, w=0, 无偏置, 学习率 0.2）。"""
-    x, y, w, lr = 1.0, 1, 0.0, 0.2
-    p = _sigmoid(w * x)
-    grad = (p - y) * x
-    w_new = w - lr * grad
-    p_new = _sigmoid(w_new * x)
-    return {"初始概率": p, "初始损失": -math.log(p), "梯度": grad, "新权重": w_new,
-            "新概率": p_new, "新损失": -math.log(p_new),
-            "损失(p=0.1)": -math.log(0.1), "损失(p=0.5)": -math.log(0.5), "损失(p=0.9)": -math.log(0.9),
-            "标签为差评时的梯度": (p - 0) * x}
-
+__all__ = ["CHAPTERS", "heading", "format_value", "parse_chapters", "main", "chapter1", "chapter2", "chapter3",
+           "chapter4", "chapter5", "chapter6", "chapter7", "chapter8", "chapter9", "chapter10", "chapter11",
+           "chapter12", "chapter13", "chapter14", "chapter15", "chapter16", "chapter17", "chapter18", "appendix_a"]
 
 CHAPTERS = {1: chapter1, 2: chapter2, 3: chapter3, 4: chapter4, 5: chapter5, 6: chapter6, 7: chapter7,
             8: chapter8, 9: chapter9, 10: chapter10, 11: chapter11, 12: chapter12, 13: chapter13,
@@ -88,9 +40,10 @@ def heading(c) -> str:
     return f"== 附录 {c} ==" if isinstance(c, str) else f"== 第 {c} 章 =="
 
 
-def _fmt(v) -> str:
+def format_value(v) -> str:
+    """一个数值的打印形式：一般三位小数，很小的数三位有效数字，分数写成 2/3≈0.667，大整数带千位分隔符。"""
     if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_fmt(x) for x in v) + "]"
+        return "[" + ", ".join(format_value(x) for x in v) + "]"
     if isinstance(v, bool):
         return str(int(v))
     if isinstance(v, Fraction):
@@ -108,7 +61,7 @@ def _fmt(v) -> str:
     return str(v)
 
 
-def _parse(argv) -> list:
+def parse_chapters(argv) -> list:
     """命令行 → 章号列表。接受 3、A、--chapter 3、--chapter=3、-c 3；不合法时抛 ValueError（说明可选什么）。"""
     wanted, args = [], list(argv)
     while args:
@@ -138,16 +91,13 @@ def main(argv=None) -> int:
         print(__doc__.strip() + "\n\n" + USAGE)
         return 0
     try:
-        wanted = _parse(argv)
+        wanted = parse_chapters(argv)
     except ValueError as exc:
         print(f"{exc}\n{USAGE}", file=sys.stderr)
         return 2
     for c in wanted:
         print(heading(c))
         for k, v in CHAPTERS[c]().items():
-            print(f"  {k}: {_fmt(v)}")
+            print(f"  {k}: {format_value(v)}")
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,46 +1,21 @@
-"""nlpbook.examples 的第 5—10 章（只用标准库；由 python -m nlpbook.examples 调用）。
+"""附录 D 的脚本：第 5—10 章（n-gram、词向量、Word2Vec、记事本式 RNN、LSTM 的一格、卷积窗口）。只用标准库。
 
-每章一个函数，返回 {名称: 数值}。这里故意不导入 numpy 和 nlpbook 的其他模块：
-它是一份独立的实现，tests/test_examples.py 拿它和 numpy 代码对照。
+每章一个不带参数的函数，返回 {名称: 数值}；tests/test_examples.py 把它们和 nlpbook 的 numpy 代码逐项对照。
 """
 from __future__ import annotations
 
 import math
 from fractions import Fraction
 
-BOS, EOS = "<BOS>", "<EOS>"
+from .common import BOS, EOS, cosine, dot, mean, sigmoid
+
+__all__ = ["chapter5", "chapter6", "chapter7", "chapter8", "chapter9", "chapter10", "EMBEDDING_TABLE"]
 
 # 第 6.1 节手设的词向量表
 EMBEDDING_TABLE = {"好看": [1.0, 0.0], "精彩": [0.8, 0.2], "难看": [-1.0, 0.0], "无聊": [-0.8, 0.2],
                    "电影": [0.0, 1.0]}
 
 
-# ---------- 几个小工具（后面各章共用） ----------
-def _sigmoid(z: float) -> float:
-    return 1 / (1 + math.exp(-z)) if z >= 0 else math.exp(z) / (1 + math.exp(z))
-
-
-def _dot(a, b) -> float:
-    return sum(x * y for x, y in zip(a, b))
-
-
-def _mean(vectors) -> list:
-    return [sum(col) / len(vectors) for col in zip(*vectors)]
-
-
-def _softmax(scores) -> list:
-    """softmax；分数里的 -inf 得到恰好为 0 的权重。"""
-    top = max(scores)
-    exps = [math.exp(s - top) if s != -math.inf else 0.0 for s in scores]
-    total = sum(exps)
-    return [e / total for e in exps]
-
-
-def _cosine(a, b) -> float:
-    return _dot(a, b) / (math.sqrt(_dot(a, a)) * math.sqrt(_dot(b, b)))
-
-
-# ---------- 各章 ----------
 def chapter5() -> dict:
     """第 5 章：bigram 特征、“我 喝 茶”语料上的 bigram 语言模型、加一平滑。"""
     tokens = ["电影", "不", "好看"]
@@ -74,13 +49,13 @@ def chapter6() -> dict:
     out = {"查表 好看": t["好看"], "查表 电影": t["电影"], "one-hot 好看": one_hot, "one-hot 乘表": picked}
     weights = [2, 0]
     for name, toks in (("电影好看", ["电影", "好看"]), ("电影精彩", ["电影", "精彩"])):
-        mean = _mean([t[w] for w in toks])
-        out[f"{name} 平均向量"] = mean
-        out[f"{name} 得分"] = _dot(weights, mean)
-        out[f"{name} 好评概率"] = _sigmoid(_dot(weights, mean))
+        avg = mean([t[w] for w in toks])
+        out[f"{name} 平均向量"] = avg
+        out[f"{name} 得分"] = dot(weights, avg)
+        out[f"{name} 好评概率"] = sigmoid(dot(weights, avg))
     for a, b in (("好看", "精彩"), ("好看", "难看"), ("好看", "电影"), ("精彩", "无聊")):
-        out[f"余弦 {a}—{b}"] = _cosine(t[a], t[b])
-    out["平均与词序无关"] = int(_mean([t["电影"], t["好看"]]) == _mean([t["好看"], t["电影"]]))
+        out[f"余弦 {a}—{b}"] = cosine(t[a], t[b])
+    out["平均与词序无关"] = int(mean([t["电影"], t["好看"]]) == mean([t["好看"], t["电影"]]))
     return out
 
 
@@ -88,8 +63,8 @@ def chapter7() -> dict:
     """第 7 章：CBOW 的一次预测、softmax、梯度与输入向量更新；Skip-gram 词对；负采样损失。"""
     w_in = {"喜欢": [1.0, 0.0], "电影": [0.0, 1.0]}
     w_out = {"看": [2.0, 2.0], "吃": [0.0, 0.0], "买": [1.0, 1.0]}
-    hidden = _mean(list(w_in.values()))
-    scores = [_dot(u, hidden) for u in w_out.values()]
+    hidden = mean(list(w_in.values()))
+    scores = [dot(u, hidden) for u in w_out.values()]
     exps = [math.exp(s) for s in scores]
     probs = [e / sum(exps) for e in exps]
     d_scores = [p - (c == "看") for p, c in zip(probs, w_out)]
@@ -104,8 +79,8 @@ def chapter7() -> dict:
             "更新后 喜欢": [x - lr * g for x, g in zip(w_in["喜欢"], d_word)],
             "更新后 电影": [x - lr * g for x, g in zip(w_in["电影"], d_word)],
             "Skip-gram 词对（中心 看）": [f"{sent[c]}→{sent[j]}" for j in (c - 1, c + 1)],
-            "sigmoid(2)": _sigmoid(2), "sigmoid(1)": _sigmoid(1),
-            "负采样损失": -math.log(_sigmoid(2)) - math.log(1 - _sigmoid(-1))}
+            "sigmoid(2)": sigmoid(2), "sigmoid(1)": sigmoid(1),
+            "负采样损失": -math.log(sigmoid(2)) - math.log(1 - sigmoid(-1))}
 
 
 def chapter8() -> dict:
@@ -135,7 +110,7 @@ def chapter10() -> dict:
     sent = ["这部", "电影", "不", "太", "好看"]
     kernel = [2, 1, 1]
     x = [-1, 0.5, 1]  # 不、太、好看
-    scores = [_dot(kernel, x), _dot(kernel, x[::-1])]
+    scores = [dot(kernel, x), dot(kernel, x[::-1])]
     return {"宽度 3 的窗口": [sent[i:i + 3] for i in range(len(sent) - 2)],
             "[不,太,好看] 的得分": scores[0], "[好看,太,不] 的得分": scores[1],
             "两个得分的最大池化": max(scores),
