@@ -1,0 +1,313 @@
+"""第 15 章的练习：BERT、GPT、T5 的训练题目。
+
+q1 解释：为什么 BERT 可以看被遮词右边的内容，而自回归续写不能看真实的下一个词（课文 15.x 的小练习）
+q2 填数：1,000 个可选 token 里，预计多少个变成 [MASK]、多少个位置计算损失
+q3 填数：T5 默认设置下，15.4 节的 18 个 token 破坏几个、分成几段
+q4 实现：my_mlm_loss(logits, labels)，只在选中的位置（标签不是 −100）上平均的交叉熵
+q5 实现：my_undo_span_corruption(inputs, targets, sentinel_ids)，把片段按哨兵拼回原句
+q6 实现：my_prefix_lm_mask(n, prefix_len)，前缀语言模型的注意力遮罩
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..objectives import IGNORE_INDEX, attention_mask_for, masked_cross_entropy, span_corruption, undo_span_corruption
+from .functions import Case, FunctionExercise, Mistake
+from .kinds import ExplainExercise, NumberExercise
+
+__all__ = ["q1", "q2", "q3", "q4", "q5", "q6"]
+
+q1 = ExplainExercise(
+    "15.1", "为什么 BERT 可以看被遮住的词右边的内容，而自回归续写不能看真实的下一个词？",
+    hints=["两者答的是不是同一种题？续写时，“下一个词”在生成的那一刻存在吗？"],
+    answer="两者的题目不同。填空题把空白两边的文本都给了你，右边的内容是题目的一部分；续写题要预测的是"
+           "还不存在的未来文本，训练时让它看到真实的下一个词就等于泄漏答案：训练损失很低，生成时却没有"
+           "这个“答案”可看。所以解码器要用因果遮罩。",
+)
+
+q2 = NumberExercise(
+    "15.2", "1,000 个可选 token 里，预计多少个在输入中变成 [MASK]？多少个位置要计算损失？",
+    expected=(120, 150), tol=0.5,
+    wrong=[((150, 150), "选中的 150 个位置里只有 80% 换成 [MASK]，另外 10% 换成随机 token、10% 保持原样。"),
+           ((120, 120), "计算损失的是全部 150 个选中的位置，包括换成随机 token 和保持原样的那 30 个。"),
+           ((150, 120), "两个数的顺序反了：先填变成 [MASK] 的个数，再填计算损失的位置数。"),
+           ((120, 1000), "没被选中的位置标签是 −100，不计算损失；只有选中的位置计算损失。")],
+    hints=["先选位置：1,000 × 15%。", "选中的位置都要计算损失；其中 80% 在输入里换成 [MASK]。"],
+    answer="选中 0.15 × 1000 = 150 个位置，它们都计算损失；其中约 150 × 0.8 = 120 个变成 [MASK]，"
+           "约 15 个换成随机 token，约 15 个保持原样。",
+    stub="answer_2 = None   # 填两个数：(变成 [MASK] 的个数, 计算损失的位置数)",
+    filled="answer_2 = (120, 150)",
+)
+
+q3 = NumberExercise(
+    "15.3", "T5 默认 noise_density = 0.15、平均片段长 3：15.4 节的 18 个 token 会被破坏几个、分成几段？",
+    expected=(3, 1), tol=0,
+    wrong=[((2, 1), "18 × 0.15 = 2.7，要四舍五入（⌊2.7 + 0.5⌋ = 3），不是直接去掉小数。"),
+           ((5, 2), "这是上面单元里 noise_density = 0.3 的结果；这里问的是默认的 0.15。"),
+           ((3, 3), "段数 = round(破坏的 token 数 / 平均片段长度) = round(3 / 3) = 1，不是每个 token 各成一段。")],
+    hints=["破坏的 token 数 = ⌊n × noise_density + 0.5⌋。", "段数 = ⌊破坏数 / mean_span_length + 0.5⌋，至少 1。"],
+    answer="⌊18 × 0.15 + 0.5⌋ = ⌊3.2⌋ = 3 个 token；段数 ⌊3 / 3 + 0.5⌋ = 1。",
+    stub="answer_3 = None   # 填两个整数：(破坏的 token 数, 片段数)",
+    filled="answer_3 = (3, 1)",
+)
+
+
+# ---- q4：只在选中的位置上平均的交叉熵 ----------------------------------------------
+def _mlm_ref(logits, labels):
+    labels = np.asarray(labels)
+    return masked_cross_entropy(logits, labels, labels != IGNORE_INDEX)
+
+
+def _picked(logits, labels):
+    """被选中的行与它们的标签（写错误实现用）。"""
+    keep = labels != IGNORE_INDEX
+    return logits[keep], labels[keep]
+
+
+def _log_softmax(z):
+    s = z - z.max(axis=-1, keepdims=True)
+    return s - np.log(np.exp(s).sum(axis=-1, keepdims=True))
+
+
+def _mlm_all_positions(logits, labels):  # 分母用了全部位置数
+    z, t = _picked(logits, labels)
+    return -_log_softmax(z)[np.arange(len(t)), t].sum() / len(labels)
+
+
+def _mlm_log2(logits, labels):
+    z, t = _picked(logits, labels)
+    return float(np.mean(-_log_softmax(z)[np.arange(len(t)), t] / np.log(2)))
+
+
+def _mlm_sum(logits, labels):  # 只选中一个位置时看不出来
+    z, t = _picked(logits, labels)
+    return -_log_softmax(z)[np.arange(len(t)), t].sum()
+
+
+def _mlm_mean_prob(logits, labels):  # 先平均概率再取对数；只选中一个位置时看不出来
+    z, t = _picked(logits, labels)
+    return float(-np.log(np.exp(_log_softmax(z))[np.arange(len(t)), t].mean()))
+
+
+def _mlm_unstable_prob(logits, labels):  # 只在 logits 很大时出错：exp 溢出，inf / inf = NaN
+    z, t = _picked(logits, labels)
+    p = np.exp(z) / np.exp(z).sum(axis=-1, keepdims=True)
+    return float(np.mean(-np.log(p[np.arange(len(t)), t])))
+
+
+def _mlm_unstable_logsum(logits, labels):  # 只在 logits 很大时出错：log(inf) = inf
+    z, t = _picked(logits, labels)
+    return float(np.mean(np.log(np.exp(z).sum(axis=-1)) - z[np.arange(len(t)), t]))
+
+
+def _mlm_random(rng):
+    cases = []
+    for T, V in ((5, 6), (8, 10), (12, 30)):
+        labels = np.where(rng.random(T) < 0.4, rng.integers(0, V, size=T), IGNORE_INDEX)
+        labels[rng.integers(0, T)] = rng.integers(0, V)        # 至少一个位置计入损失
+        cases.append(Case((rng.normal(size=(T, V)) * 2, labels)))
+    return cases
+
+
+_TOY_LOGITS = np.array([[2.0, 1.0, 0.0, 0.0], [0.0, 3.0, 1.0, 0.0], [1.0, 1.0, 1.0, 1.0]])
+_NB_LABELS = np.full(13, IGNORE_INDEX)
+_NB_LABELS[[1, 9]] = [5, 13]                      # 15.2 节那道题：选中“这部”和“看”
+_HUGE = np.array([[1000.0, 0.0, -1000.0], [0.0, 500.0, 1000.0], [3.0, 2.0, 1.0]])
+
+q4 = FunctionExercise(
+    "15.4", "实现 MLM 的损失：只在选中的位置（标签不是 −100）上平均交叉熵",
+    name="my_mlm_loss", reference=_mlm_ref,
+    cases=[Case((_TOY_LOGITS, np.array([IGNORE_INDEX, 1, IGNORE_INDEX])), note="3 个位置里只有 1 个计入损失"),
+           Case((np.random.default_rng(0).normal(size=(13, 16)), _NB_LABELS),
+                note="15.2 节的例子：13 个位置里选中 2 个，损失 2.156"),
+           Case((_TOY_LOGITS, np.array([0, 1, 3])), note="没有 −100：每个位置都计入（GPT 的情形）"),
+           Case((_HUGE, np.array([0, 1, 2])), note="logits 很大（上千）：直接取 exp 会溢出"),
+           Case((_TOY_LOGITS, np.full(3, IGNORE_INDEX)), note="全是 −100：没有位置计入损失，应当抛出 ValueError")],
+    random_cases=_mlm_random,
+    mistakes=[Mistake("分母应是计入损失的位置数（labels != −100 的个数），不是全部位置数。", _mlm_all_positions),
+              Mistake("你用了以 2 为底的对数；交叉熵用自然对数 ln（np.log）。", _mlm_log2),
+              Mistake("要对选中的位置取平均，不是求和。", _mlm_sum),
+              Mistake("先对概率取平均再取 −ln 不对：要先算每个位置的 −ln p，再取平均。", _mlm_mean_prob),
+              Mistake("logits 很大时 np.exp 溢出成 inf，inf / inf 得到 NaN：先从每一行减去最大值"
+                      "（log-softmax 的稳定写法）。", _mlm_unstable_prob),
+              Mistake("logits 很大时 np.exp 溢出，log(Σ exp) 成了无穷大：先减去每一行的最大值 m，"
+                      "用 m + log Σ exp(z − m) 计算。", _mlm_unstable_logsum)],
+    stub='''def my_mlm_loss(logits, labels):
+    """logits：形状 (T, V) 的 numpy 数组，每个位置对词表 V 个 token 的分数；
+    labels：长度 T 的整数数组，被选中的位置是原 token 的编号，其余位置是 −100（不计损失）。
+    返回一个数：选中位置上 −ln softmax(logits)[标签] 的平均值。没有任何位置计入损失时抛出 ValueError。"""
+    raise NotImplementedError  # 把这一行换成你的实现
+''',
+    answer='''def my_mlm_loss(logits, labels):
+    keep = labels != -100
+    if not keep.any():
+        raise ValueError("没有位置计入损失，平均值无定义")
+    z, t = logits[keep], labels[keep]
+    z = z - z.max(axis=-1, keepdims=True)                      # 稳定的 log-softmax
+    log_p = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+    return -log_p[np.arange(len(t)), t].mean()
+''',
+    hints=["先用 keep = labels != -100 挑出要计算损失的行和它们的标签。",
+           "每行算 log-softmax（先减去该行最大值），取出标签那一列，取负号再求平均；分母是选中的行数。"],
+)
+
+
+# ---- q5：把片段拼回原句 ---------------------------------------------------------
+def _undo_ref(inputs, targets, sentinel_ids):
+    return undo_span_corruption(inputs, targets, sentinel_ids)
+
+
+def _segments(targets, sentinel_ids):
+    """{哨兵: 它后面的片段}（写错误实现用）。"""
+    spans, cur = {}, None
+    for t in list(targets):
+        if t in sentinel_ids:
+            cur = spans.setdefault(t, [])
+        else:
+            cur.append(t)
+    return spans
+
+
+def _undo_append(inputs, targets, sentinel_ids):  # 片段统一接在句末；只有一段且在句末时看不出来
+    kept = [t for t in inputs if t not in list(sentinel_ids)]
+    return np.array(kept + [t for t in targets if t not in list(sentinel_ids)])
+
+
+def _undo_keep_sentinel(inputs, targets, sentinel_ids):  # 哨兵留在了结果里
+    spans, out = _segments(targets, list(sentinel_ids)), []
+    for t in inputs:
+        out.append(t)
+        if t in list(sentinel_ids):
+            out.extend(spans[t])
+    return np.array(out)
+
+
+def _undo_one_more(inputs, targets, sentinel_ids):  # 每段多拿了一个 token：连下一个哨兵也拿进来
+    targets, out = list(targets), []
+    for t in inputs:
+        if t in list(sentinel_ids):
+            i = targets.index(t) + 1
+            j = i
+            while targets[j] not in list(sentinel_ids):
+                j += 1
+            out.extend(targets[i:j + 1])
+        else:
+            out.append(t)
+    return np.array(out)
+
+
+def _undo_random(rng):
+    cases = []
+    for n, density in ((8, 0.3), (15, 0.15), (30, 0.2), (40, 0.5)):
+        ids = rng.integers(0, 50, size=n)
+        sentinels = np.arange(100, 120)
+        x, y = span_corruption(ids, rng, noise_density=density, sentinel_ids=sentinels)
+        cases.append(Case((x, y, sentinels)))
+    return cases
+
+
+_S3 = np.array([100, 101, 102])
+
+q5 = FunctionExercise(
+    "15.5", "把 T5 的目标片段按哨兵拼回原句",
+    name="my_undo_span_corruption", reference=_undo_ref,
+    cases=[Case((np.array([1, 2, 3, 4, 100]), np.array([100, 5, 6, 101]), _S3),
+                note="只有一段，而且在句末（练习 3 的情形）"),
+           Case((np.array([1, 2, 100, 5, 101]), np.array([100, 3, 4, 101, 6, 102]), _S3),
+                note="两段：[A B <0> E <1>] 与 [<0> C D <1> F <2>]"),
+           Case((np.array([7, 32099, 9, 32098, 4]), np.array([32099, 8, 32098, 1, 2, 3, 32097]),
+                 np.array([32099, 32098, 32097])), note="哨兵编号从大到小（真实 T5 词表里就是这样）")],
+    random_cases=_undo_random,
+    mistakes=[Mistake("还原后的序列里不应再有哨兵：用片段替换哨兵，而不是把片段插在哨兵后面。", _undo_keep_sentinel),
+              Mistake("每段片段从哨兵后面开始，到下一个哨兵之前结束，不含下一个哨兵。", _undo_one_more),
+              Mistake("片段要插回各自哨兵所在的位置，不是统一接在句末。", _undo_append)],
+    stub='''def my_undo_span_corruption(inputs, targets, sentinel_ids):
+    """inputs：编码器输入（整数数组），被拿走的每一段换成了一个哨兵；
+    targets：解码器目标，格式是 哨兵 片段 哨兵 片段 … 结束哨兵；sentinel_ids：哨兵编号的列表或数组。
+    返回原序列（整数数组）：把 inputs 里的每个哨兵换成 targets 里紧跟在同一个哨兵后面的那段 token。"""
+    raise NotImplementedError  # 把这一行换成你的实现
+''',
+    answer='''def my_undo_span_corruption(inputs, targets, sentinel_ids):
+    sentinels = set(int(s) for s in sentinel_ids)
+    spans, current = {}, None
+    for t in targets:                       # 先把目标切成 {哨兵: 片段}
+        t = int(t)
+        if t in sentinels:
+            current = spans.setdefault(t, [])
+        else:
+            current.append(t)
+    out = []
+    for t in inputs:                        # 再把输入里的哨兵换成片段
+        t = int(t)
+        if t in sentinels:
+            out.extend(spans[t])
+        else:
+            out.append(t)
+    return np.array(out)
+''',
+    hints=["分两步：先扫一遍 targets，做一个字典 {哨兵: 它后面、下一个哨兵之前的 token}。",
+           "再扫一遍 inputs：普通 token 原样保留，遇到哨兵就换成字典里的那段。"],
+)
+
+
+# ---- q6：前缀语言模型的遮罩 -------------------------------------------------------
+def _prefix_ref(n, prefix_len):
+    return attention_mask_for("prefix", n, prefix_len=prefix_len)
+
+
+def _prefix_no_diag(n, prefix_len):  # 因果部分不含对角线
+    m = np.tril(np.ones((n, n), dtype=bool), k=-1)
+    m[:, :prefix_len] = True
+    return m
+
+
+def _prefix_upper(n, prefix_len):  # 画成了上三角
+    m = np.triu(np.ones((n, n), dtype=bool))
+    m[:, :prefix_len] = True
+    return m
+
+
+def _prefix_rows_see_all(n, prefix_len):  # 前缀位置读到了后面；prefix_len = 0 时看不出来
+    m = np.tril(np.ones((n, n), dtype=bool))
+    m[:prefix_len, :] = True
+    return m
+
+
+def _prefix_off_by_one(n, prefix_len):  # 前缀多算了一个；prefix_len = 0 时看不出来
+    m = np.tril(np.ones((n, n), dtype=bool))
+    m[:, :prefix_len + 1] = True
+    return m
+
+
+def _prefix_random(rng):
+    return [Case((int(n), int(rng.integers(0, n + 1)))) for n in (4, 6, 8, 9)]
+
+
+q6 = FunctionExercise(
+    "15.6", "画出前缀语言模型的遮罩：前缀内部双向，之后因果",
+    name="my_prefix_lm_mask", reference=_prefix_ref,
+    cases=[Case((3, 0), note="prefix_len = 0：就是 GPT 的因果遮罩"),
+           Case((5, 3), note="图 15.1 第 4 幅：5 个位置、前 3 个双向，共 18 格可读"),
+           Case((3, 2), note="3 个位置、前 2 个双向"),
+           Case((4, 4), note="整句都是前缀：全部可读（和编码器一样）"),
+           Case((1, 0), note="只有一个位置")],
+    random_cases=_prefix_random,
+    mistakes=[Mistake("因果部分要包含对角线：每个位置都能读自己（np.tril 默认 k=0）。", _prefix_no_diag),
+              Mistake("行是正在计算的位置（查询），列是被读取的位置（键）：位置 i 读 0..i，是下三角，不是上三角。",
+                      _prefix_upper),
+              Mistake("前缀位置只在前缀内部双向，它们不能读前缀之后、要生成的部分。", _prefix_rows_see_all),
+              Mistake("前缀长度差了一：前 prefix_len 个位置（下标 0 到 prefix_len − 1）才是前缀。", _prefix_off_by_one)],
+    stub='''def my_prefix_lm_mask(n, prefix_len):
+    """n：序列长度；prefix_len：前缀长度（0 到 n）。
+    返回形状 (n, n) 的布尔数组，True = 可以读取：第 i 行是位置 i（查询）能读哪些位置（键）。
+    前 prefix_len 个位置互相都能读；每个位置都能读整个前缀，以及自己和自己之前的位置。"""
+    raise NotImplementedError  # 把这一行换成你的实现
+''',
+    answer='''def my_prefix_lm_mask(n, prefix_len):
+    mask = np.tril(np.ones((n, n), dtype=bool))   # 因果：位置 i 读 0..i
+    mask[:, :prefix_len] = True                    # 前缀的列人人可读
+    return mask
+''',
+    hints=["先写出 GPT 的因果遮罩：np.tril(np.ones((n, n), dtype=bool))。",
+           "前缀内部双向，就是前 prefix_len 列对所有行都可读；后面的位置本来就能读前缀。"],
+)

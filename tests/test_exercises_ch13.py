@@ -1,0 +1,138 @@
+"""第 13 章练习的检查器：再拿几种练习模块里没有写到的错误实现去试，都要判错并说清错在哪里；
+题目里的数字与课程的函数算出来的一致。"""
+import numpy as np
+import pytest
+
+from nlpbook import exercises as E
+from nlpbook.attention import scaled_dot_product_attention
+from nlpbook.exercises import ch13 as ex
+
+X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+V = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 2.0]])
+
+
+def _softmax(s):
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _fails(q, answer, *needles):
+    r = q.evaluate(answer)
+    assert r.status == E.FAIL, r.message
+    for needle in needles:
+        assert needle in r.message, (needle, r.message)
+    return r.message
+
+
+def _passes(q, answer):
+    r = q.evaluate(answer)
+    assert r.status == E.PASS, r.message
+
+
+# ---- 题目里的数字 -------------------------------------------------------------
+def test_worked_numbers_match_the_course_functions():
+    out, w = scaled_dot_product_attention(X, X, V)
+    assert np.allclose(np.round(out[0], 3), [0.802, 1.198])            # 13.3 节，q1 的向量
+    assert np.allclose(out[1], ex.q2.expected, atol=ex.q2.tol)         # 练习 2：位置 B
+    assert np.allclose(np.round(w[1], 3), [0.198, 0.401, 0.401])
+
+
+def test_q4_answer_matches_the_shipped_model():
+    from nlpbook.tiny_transformer import load_pretrained
+    sentence = "\n这家酒店的服务很好，房间也很干净，下次还会再来。"
+    row = np.array(load_pretrained().attention_maps(sentence))[1, 3][sentence.index("服")]
+    assert int(row.argmax()) == 0 and round(float(row[0]), 2) == 0.83    # 开头的换行，约 0.83
+    assert row[sentence.index("服")] < 0.01 and round(float(row[sentence.index("服") - 1]), 2) == 0.15
+
+
+# ---- 选择题与填数题 ------------------------------------------------------------
+@pytest.mark.parametrize("q", [ex.q1, ex.q4], ids=lambda q: q.id)
+def test_choice_rejects_a_letter_that_is_not_an_option(q):
+    _fails(q, "E", "没有选项")
+
+
+def test_q2_rejects_the_weights_and_a_single_number():
+    _fails(ex.q2, [0.198, 0.401, 0.401], "形状")      # 填了权重，不是输出
+    _fails(ex.q2, 0.599, "形状")
+    _fails(ex.q2, [0.401, 0.198], "还不对")           # 另一个错值：没有说明也要判错
+
+
+# ---- q5：缩放点积注意力 ---------------------------------------------------------
+def test_q5_forgot_to_multiply_by_v():
+    _fails(ex.q5, lambda q, k, v: _softmax(q @ k.T / np.sqrt(q.shape[-1])), "形状")
+
+
+def test_q5_hard_coded_sqrt2_only_fits_the_worked_example():
+    msg = _fails(ex.q5, lambda q, k, v: _softmax(q @ k.T / np.sqrt(2)) @ v, "交叉注意力")
+    assert "第 1 个例子" not in msg
+
+
+def test_q5_scaled_by_the_number_of_keys():
+    _fails(ex.q5, lambda q, k, v: _softmax(q @ k.T / np.sqrt(k.shape[0])) @ v, "结果不对")
+
+
+def test_q5_batched_matmul_version_is_fine():
+    _passes(ex.q5, lambda q, k, v: _softmax(np.einsum("id,jd->ij", q, k) / np.sqrt(q.shape[-1])) @ v)
+
+
+# ---- q6：遮罩 --------------------------------------------------------------------
+def test_q6_large_negative_instead_of_error_on_an_empty_row():
+    def fn(q, k, v, mask):
+        return _softmax(np.where(mask, q @ k.T / np.sqrt(q.shape[-1]), -1e9)) @ v
+    _fails(ex.q6, fn, "ValueError", "全被遮住")
+
+
+def test_q6_ignores_the_mask():
+    _fails(ex.q6, lambda q, k, v, mask: _softmax(q @ k.T / np.sqrt(q.shape[-1])) @ v, "padding")
+
+
+def test_q6_raises_whenever_anything_is_masked():
+    def fn(q, k, v, mask):
+        if not mask.all():
+            raise ValueError("有位置被遮住")
+        return _softmax(q @ k.T / np.sqrt(q.shape[-1])) @ v
+    _fails(ex.q6, fn, "报错 ValueError")
+
+
+# ---- q7：拆 head -------------------------------------------------------------------
+def test_q7_transposed_to_the_wrong_axis_order():
+    # (T, n_heads, d_head) → (n_heads, d_head, T)：轴的顺序写错了
+    _fails(ex.q7, lambda x, h: x.reshape(x.shape[0], h, x.shape[1] // h).transpose(1, 2, 0), "形状")
+
+
+def test_q7_fortran_order_reshape():
+    def fn(x, h):
+        T, d = x.shape
+        if d % h:
+            raise ValueError("不能整除")
+        return np.swapaxes(x.reshape(T, h, d // h, order="F"), 0, 1)
+    _fails(ex.q7, fn, "结果不对")
+
+
+def test_q7_a_list_of_heads_is_accepted():
+    def fn(x, h):
+        if x.shape[1] % h:
+            raise ValueError("不能整除")
+        return np.split(x, h, axis=1)          # 列表里是 n_heads 个 (T, d_head) 数组：值和形状都对
+    _passes(ex.q7, fn)
+
+
+# ---- q8：LayerNorm -----------------------------------------------------------------
+def test_q8_hard_coded_eps_ignores_the_argument():
+    def fn(x, gamma, beta, eps=1e-5):
+        mu, var = x.mean(axis=-1, keepdims=True), x.var(axis=-1, keepdims=True)
+        return gamma * (x - mu) / np.sqrt(var + 1e-5) + beta
+    msg = _fails(ex.q8, fn, "eps 换成 0.1")
+    assert "第 5 个例子" in msg
+
+
+def test_q8_only_centres():
+    _fails(ex.q8, lambda x, g, b, eps=1e-5: g * (x - x.mean(axis=-1, keepdims=True)) + b, "13.8 节的 [1, 3]")
+
+
+def test_q8_axis_1_breaks_on_a_batch():
+    def fn(x, gamma, beta, eps=1e-5):
+        mu, var = x.mean(axis=1, keepdims=True), x.var(axis=1, keepdims=True)
+        return gamma * (x - mu) / np.sqrt(var + eps) + beta
+    msg = _fails(ex.q8, lambda x, g, b, eps=1e-5: fn(np.atleast_2d(x), g, b, eps).reshape(x.shape), "结果不对")
+    assert "第 1 个例子" not in msg
