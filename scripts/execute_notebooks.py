@@ -17,6 +17,21 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def merge_streams(nb) -> None:
+    """把相邻的同名 stream 输出合成一个：机器忙时一次 print 可能被拆成几段，静态页面上会断行。"""
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        merged = []
+        for out in cell.outputs:
+            if (merged and out.output_type == "stream" and merged[-1].output_type == "stream"
+                    and merged[-1].name == out.name):
+                merged[-1].text += out.text
+            else:
+                merged.append(out)
+        cell.outputs = merged
+
+
 def execute(path: Path, timeout: int = 300) -> float:
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:
@@ -32,6 +47,7 @@ def execute(path: Path, timeout: int = 300) -> float:
     start = time.perf_counter()
     client.execute()
     elapsed = time.perf_counter() - start
+    merge_streams(nb)
     nbformat.write(nb, path)
     return elapsed
 

@@ -159,8 +159,10 @@ class FunctionExercise(Exercise):
                     continue
                 what = "超时" if status == "timeout" else (
                     f"抛出了 {type(got).__name__}" if status == "error" else f"返回了 {describe(got)}")
+                extra = {"case": case, "got": got} if status == "ok" else {}   # 返回了值：看像哪种已知错误
                 return self._fail(n, len(cases), call, note,
-                                  f"这个输入应当抛出 {type(expected).__name__}（{expected}），你的函数{what}。")
+                                  f"这个输入应当抛出 {type(expected).__name__}（{expected}），你的函数{what}。",
+                                  **extra)
             if status == "timeout":
                 return self._fail(n, len(cases), call, note,
                                   f"超过 {self.time_limit:g} 秒还没有返回：是不是有死循环？")
@@ -181,7 +183,7 @@ class FunctionExercise(Exercise):
         lines = [f"第 {n} 个例子（共 {total} 个）没有通过{note}。", f"  输入：{call}"]
         if expected is not self._NO:
             lines.append(f"  应得：{describe(expected)}")
-        if got is not self._NO:
+        if got is not self._NO and expected is not self._NO:
             lines.append(f"  实得：{describe(got)}")
         lines.append(f"  {what}")
         guess = self._diagnose(case, got) if case is not None else None
