@@ -1,7 +1,7 @@
 """输入检查的小工具：各模块共用，让错误信息说清“收到了什么、允许什么”。
 
 只做类型与取值检查，不做任何计算。按检查的对象分组：
-- 数值数组：as_float_array、as_float_array_keep、check_upstream_grad；
+- 数值数组：as_float_array、as_float_array_keep、as_float_array_of_shape、check_upstream_grad；
 - 单个数：check_positive；
 - token 与编号：check_tokens（token 列表）、check_id（一个编号）、check_ids（编号列表）、
   as_id_array（任意形状的编号数组）。不是整数 → TypeError；负数、或给了 size（词表大小）时不在 0..size-1
@@ -57,6 +57,14 @@ def as_float_array_keep(a, name: str, *, allow_neg_inf: bool = False):
     if isinstance(a, np.ndarray) and a.dtype in (np.float32, np.float64):
         return _check_finite(a, name, allow_neg_inf)
     return as_float_array(a, name, allow_neg_inf=allow_neg_inf)
+
+
+def as_float_array_of_shape(a, name: str, shape: tuple):
+    """同 as_float_array_keep，且形状必须正好是 shape（参数矩阵、偏置、初始状态等）。"""
+    a = as_float_array_keep(a, name)
+    if a.shape != shape:
+        raise ValueError(f"{name} 的形状应为 {shape}，收到 {a.shape}")
+    return a
 
 
 def check_upstream_grad(g, shape, name: str):

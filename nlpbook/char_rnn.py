@@ -13,9 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ._checks import as_id_array, check_positive
-from .rnn import GRU_KEYS, _gru_core, _gru_core_backward, _mat, init_cell_params
-from .rnn_classifier import _adam, clip_by_global_norm
+from ._checks import as_float_array_of_shape, as_id_array, check_positive
+from .rnn import GRU_KEYS, gru_step, gru_step_backward, init_cell_params
+from .rnn_classifier import adam_step, clip_by_global_norm
 from .text import UNK
 
 __all__ = ["init_char_rnn", "char_lm_loss_and_grads", "next_logits", "perplexity", "CharRNNLM",
@@ -52,7 +52,7 @@ def _lm_forward(P, x, h0):
     gx = P["E"][x] @ P["Wx"] + P["bx"]
     h, cores, hs = h0, [], np.empty(x.shape + (h0.shape[1],), h0.dtype)
     for t in range(x.shape[1]):
-        h, core = _gru_core(gx[:, t], h, P["Wh"], P["bh"])
+        h, core = gru_step(gx[:, t], h, P["Wh"], P["bh"])
         cores.append(core)
         hs[:, t] = h
     return hs, h, cores
@@ -81,7 +81,7 @@ def char_lm_loss_and_grads(params, x, y, h0=None):
     if x.ndim != 2 or x.shape != y.shape or x.shape[1] == 0:
         raise ValueError(f"x 与 y 必须是同形状的 (B, T)，收到 {x.shape} 与 {y.shape}")
     B, T = x.shape
-    h0 = np.zeros((B, H), P["Wh"].dtype) if h0 is None else _mat(h0, "h0", (B, H))
+    h0 = np.zeros((B, H), P["Wh"].dtype) if h0 is None else as_float_array_of_shape(h0, "h0", (B, H))
     hs, h_last, cores = _lm_forward(P, x, h0)
     nll, dz = _softmax_nll(P, hs, y)
     loss = float(nll.mean(dtype=np.float64))
@@ -94,7 +94,7 @@ def char_lm_loss_and_grads(params, x, y, h0=None):
     dgx = np.empty((B, T, 3 * H), hs.dtype)
     dh = np.zeros_like(h0)
     for t in range(T - 1, -1, -1):
-        dgx[:, t], dh, dgh = _gru_core_backward(dh + dhs[:, t], cores[t], P["Wh"])
+        dgx[:, t], dh, dgh = gru_step_backward(dh + dhs[:, t], cores[t], P["Wh"])
         g["Wh"] += cores[t][0].T @ dgh
         g["bh"] += dgh.sum(0)
     d = P["Wx"].shape[0]
@@ -199,7 +199,7 @@ def train_char_rnn(ids, vocab_size: int, *, hidden: int = 128, dim: int = 32, se
         pos += seq_len
         if clip is not None:
             g, _ = clip_by_global_norm(g, clip)
-        _adam(P, g, state, lr)
+        adam_step(P, g, state, lr)
         history.append({"step": step + 1, "loss": loss, "seconds": time.perf_counter() - t0})
         if max_seconds is not None and history[-1]["seconds"] >= max_seconds:
             break

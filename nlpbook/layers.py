@@ -13,7 +13,7 @@ import numpy as np
 
 from ._checks import as_float_array_keep, check_positive, check_rng, check_upstream_grad
 
-__all__ = ["layer_norm_forward", "layer_norm_backward", "gelu", "init_ffn_params", "ffn_forward",
+__all__ = ["layer_norm_forward", "layer_norm_backward", "gelu", "init_ffn_params", "check_activation", "ffn_forward",
            "ffn_backward", "Adam"]
 
 _C = math.sqrt(2.0 / math.pi)  # GELU tanh 近似里的 √(2/π)
@@ -139,7 +139,8 @@ def init_ffn_params(d_model: int, d_ff: int, rng: np.random.Generator, dtype=np.
             "b2": np.zeros(d_model, dtype)}
 
 
-def _check_activation(activation: str) -> None:
+def check_activation(activation: str) -> None:
+    """检查 FFN 的激活函数名：只能是 'gelu' 或 'relu'（ACTIVATIONS），否则 ValueError。教学位置：第 13.8 节（FFN 中的非线性）。"""
     if activation not in ACTIVATIONS:
         raise ValueError(f"activation 只能是 {ACTIVATIONS} 之一，收到 {activation!r}")
 
@@ -199,7 +200,7 @@ def ffn_forward(x, params: dict, activation: str = "gelu"):
     教学位置：第 13.8 节、附录 B（“两个线性变换和中间非线性函数，各位置独立应用同一套参数”）。
     x 形状 (..., d_model)；activation 为 'gelu'（tanh 近似，GPT 系列的做法，默认）或 'relu'（原始 Transformer）。
     """
-    _check_activation(activation)
+    check_activation(activation)
     P = _ffn_params(params)
     x = _float(x, "x")
     d = P["W1"].shape[0]

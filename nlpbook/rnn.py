@@ -13,11 +13,12 @@ import math
 
 import numpy as np
 
-from ._checks import as_float_array, as_float_array_keep, check_param_dict, check_positive, check_upstream_grad
+from ._checks import (as_float_array, as_float_array_keep, as_float_array_of_shape, check_param_dict, check_positive,
+                      check_upstream_grad)
 
 __all__ = ["toy_record", "decay_influence", "rnn_cell", "rnn_cell_backward", "lstm_memory_update",
-           "lstm_output", "lstm_cell", "lstm_cell_backward", "gru_cell", "gru_cell_backward",
-           "init_cell_params", "run_rnn", "bidirectional"]
+           "lstm_output", "lstm_cell", "lstm_cell_backward", "gru_step", "gru_step_backward", "gru_cell",
+           "gru_cell_backward", "init_cell_params", "run_rnn", "bidirectional"]
 
 CELLS = ("rnn", "lstm", "gru")
 
@@ -50,13 +51,7 @@ def decay_influence(decay: float, steps: int) -> float:
 
 # ---------- 输入检查 ----------
 _arr = as_float_array_keep  # float32 原样保留，拒绝 NaN/inf（_checks 里的共用检查）
-
-
-def _mat(a, name: str, shape: tuple) -> np.ndarray:
-    a = _arr(a, name)
-    if a.shape != shape:
-        raise ValueError(f"{name} 的形状应为 {shape}，收到 {a.shape}")
-    return a
+_mat = as_float_array_of_shape  # 同上，且形状必须正好是给定的 shape
 
 
 def _xh(x, h_prev, d_in: int, d_h: int, hname: str = "h_prev"):
@@ -201,9 +196,27 @@ def lstm_cell_backward(dh, dc, cache):
 
 
 # ---------- 第 9.4 节：GRU（PyTorch 约定） ----------
-def _gru_core(gx, h, Wh, bh):
-    """gx = x @ Wx + bx 已算好；返回 (h_new, 反向要用的中间量)。"""
-    H = h.shape[1]
+def _check_step_arrays(**arrays) -> None:
+    for name, a in arrays.items():
+        if not isinstance(a, np.ndarray):
+            raise TypeError(f"{name} 必须是 numpy 数组（逐步调用时不做转换；单独算一步请用 gru_cell），"
+                            f"收到 {type(a).__name__}")
+
+
+def gru_step(gx, h, Wh, bh):
+    """GRU 一步的核心：gx = x @ Wx + bx 已算好，返回 (h_new, core)。教学位置：第 9.4 节。
+
+    公式同 gru_cell；core 是反向要用的中间量，交给 gru_step_backward。gx (batch, 3·d_h)，h (batch, d_h)，
+    Wh (d_h, 3·d_h)，bh (3·d_h,)。字符 GRU 语言模型（char_rnn）先一次算好整段的 gx，再每个时间步调用它一次，
+    所以这里只检查类型与形状；单独算一步请用 gru_cell。
+    """
+    _check_step_arrays(gx=gx, h=h, Wh=Wh, bh=bh)
+    if h.ndim != 2:
+        raise ValueError(f"h 应为 (batch, d_h)，收到形状 {h.shape}")
+    B, H = h.shape
+    for name, a, want in (("gx", gx, (B, 3 * H)), ("Wh", Wh, (H, 3 * H)), ("bh", bh, (3 * H,))):
+        if a.shape != want:
+            raise ValueError(f"{name} 的形状应为 {want}（batch={B}、d_h={H}），收到 {a.shape}")
     gh = h @ Wh + bh
     r = _sig(gx[:, :H] + gh[:, :H])
     u = _sig(gx[:, H:2 * H] + gh[:, H:2 * H])
@@ -211,9 +224,19 @@ def _gru_core(gx, h, Wh, bh):
     return n + u * (h - n), (h, r, u, n, gh[:, 2 * H:])
 
 
-def _gru_core_backward(dh, core, Wh):
-    """返回 (∂L/∂gx, ∂L/∂h_prev, ∂L/∂gh)。"""
+def gru_step_backward(dh, core, Wh):
+    """gru_step 的反向：给 ∂L/∂h_new，返回 (∂L/∂gx, ∂L/∂h_prev, ∂L/∂gh)。教学位置：第 9.4 节。
+
+    gh = h_prev @ Wh + bh，所以 ∂L/∂Wh = h_prevᵀ @ ∂L/∂gh，∂L/∂bh 是 ∂L/∂gh 按行求和（见 gru_cell_backward）。
+    与 gru_step 一样只检查类型与形状。
+    """
+    if not (isinstance(core, tuple) and len(core) == 5):
+        raise TypeError("core 必须是 gru_step 返回的中间量（5 个数组的元组）")
+    _check_step_arrays(dh=dh, Wh=Wh)
     h, r, u, n, ghn = core
+    if dh.shape != h.shape or Wh.shape != (h.shape[1], 3 * h.shape[1]):
+        raise ValueError(f"dh 的形状应与 h 相同 {h.shape}、Wh 应为 {(h.shape[1], 3 * h.shape[1])}，"
+                         f"收到 {dh.shape} 与 {Wh.shape}")
     dn = dh * (1 - u)
     dan = dn * (1 - n * n)
     dar = dan * ghn * r * (1 - r)
@@ -244,7 +267,7 @@ def gru_cell(x, h_prev, params, return_cache: bool = False):
     """
     P, H = _gru_params(params)
     x, h, vec = _xh(x, h_prev, P["Wx"].shape[0], H)
-    h_new, core = _gru_core(x @ P["Wx"] + P["bx"], h, P["Wh"], P["bh"])
+    h_new, core = gru_step(x @ P["Wx"] + P["bx"], h, P["Wh"], P["bh"])
     if not return_cache:
         return _out(h_new, vec)
     return _out(h_new, vec), {"x": x, "core": core, "Wx": P["Wx"], "Wh": P["Wh"], "vec": vec}
@@ -253,7 +276,7 @@ def gru_cell(x, h_prev, params, return_cache: bool = False):
 def gru_cell_backward(dh, cache):
     """gru_cell 的反向：返回 (dx, dh_prev, {'Wx','Wh','bx','bh'} 的梯度)。教学位置：第 9.4 节。"""
     h = cache["core"][0]
-    dgx, dh_prev, dgh = _gru_core_backward(_grad_in(dh, cache, h.shape, "dh"), cache["core"], cache["Wh"])
+    dgx, dh_prev, dgh = gru_step_backward(_grad_in(dh, cache, h.shape, "dh"), cache["core"], cache["Wh"])
     grads = {"Wx": cache["x"].T @ dgx, "Wh": h.T @ dgh, "bx": dgx.sum(0), "bh": dgh.sum(0)}
     v = cache["vec"]
     return _out(dgx @ cache["Wx"].T, v), _out(dh_prev, v), grads

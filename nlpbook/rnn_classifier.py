@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._checks import as_id_array, check_positive
+from ._checks import as_float_array_keep, as_id_array, check_positive
 from .functional import binary_cross_entropy, sigmoid
-from .rnn import _arr, init_cell_params
+from .rnn import init_cell_params
 
 __all__ = ["pad_batch", "init_rnn_classifier", "predict_proba", "loss_and_grads", "hidden_grad_norms",
-           "clip_by_global_norm", "RNNClassifier", "train_rnn_classifier"]
+           "clip_by_global_norm", "adam_step", "RNNClassifier", "train_rnn_classifier"]
 
 
 # ---------- 第 8.4 节：Elman RNN 影评分类器（手写 BPTT） ----------
@@ -162,7 +162,7 @@ def clip_by_global_norm(grads: dict, max_norm: float):
     check_positive(max_norm, "max_norm")
     if not isinstance(grads, dict) or not grads:
         raise TypeError("grads 必须是非空的 {名字: 梯度数组} 字典")
-    grads = {k: _arr(g, f"grads[{k!r}]") for k, g in grads.items()}
+    grads = {k: as_float_array_keep(g, f"grads[{k!r}]") for k, g in grads.items()}
     norm = _global_norm(grads)
     if norm <= max_norm:
         return grads, norm
@@ -170,8 +170,25 @@ def clip_by_global_norm(grads: dict, max_norm: float):
     return {k: (g * s).astype(g.dtype) for k, g in grads.items()}, norm
 
 
-def _adam(P, g, state, lr, b1=0.9, b2=0.999, eps=1e-8):
-    """Adam 一步（原地更新 P）。"""
+def adam_step(P: dict, g: dict, state: dict, lr: float, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8):
+    """Adam 一步：按梯度 g 原地更新参数 P，一阶、二阶矩与步数存在 state 里。教学位置：第 8.4 节。
+
+    train_rnn_classifier 与字符 GRU 的 train_char_rnn 都用它。写法是 Kingma & Ba（2015）第 2 节的高效形式：
+    步长 lr·√(1−β2ᵗ)/(1−β1ᵗ)，参数 −= 步长·m/(√v + eps)。state 第一次传空字典 {}，之后每步传同一个
+    （接着训练时连同参数一起保存）。Transformer 语言模型的 train_lm 用的是 layers.Adam
+    （eps 加的位置不同，另有权重衰减与裁剪），两者的结果末位不同。
+    """
+    if not all(isinstance(d, dict) for d in (P, g, state)) or not g:
+        raise TypeError("P、g、state 必须是字典（g 非空：{名字: 梯度数组}；state 第一次传 {}）")
+    check_positive(lr, "lr")
+    for name, b in (("b1", b1), ("b2", b2)):
+        check_positive(b, name, allow_zero=True)
+        if b >= 1:
+            raise ValueError(f"{name} 必须在 [0, 1) 之内，收到 {b}")
+    check_positive(eps, "eps")
+    for k, gk in g.items():
+        if not isinstance(P.get(k), np.ndarray) or np.shape(gk) != P[k].shape:
+            raise ValueError(f"g[{k!r}] 必须与 P[{k!r}]（numpy 数组，原地更新）同形状")
     state["t"] = t = state.get("t", 0) + 1
     step = lr * math.sqrt(1 - b2 ** t) / (1 - b1 ** t)
     for k, gk in g.items():
@@ -245,7 +262,7 @@ def train_rnn_classifier(train_ids, train_y, vocab_size: int, *, dim: int = 32, 
                 ids, mask = pad_batch([train_ids[i] for i in idx], max_len=max_len)
                 loss, g = loss_and_grads(P, ids, mask, y[idx])
                 g, n = clip_by_global_norm(g, clip) if clip is not None else (g, _global_norm(g))
-                _adam(P, g, state, lr)
+                adam_step(P, g, state, lr)
                 losses.append(loss)
                 norms.append(n)
             row = {"epoch": done + epoch + 1, "train_loss": float(np.mean(losses)),

@@ -20,8 +20,8 @@ import numpy as np
 
 from ._checks import as_id_array, check_positive
 from .layers import Adam
-from .transformer import _lm_fwd, _lm_loss_grads, _lm_params, _logits, _nll_rows, _shapes, \
-    init_lm_params, lm_forward
+from .transformer import (init_lm_params, lm_config, lm_forward, lm_loss_and_grads, lm_next_logits, lm_param_shapes,
+                          lm_token_nll)
 
 __all__ = ["train_lm", "lm_perplexity", "generate_logits", "attention_maps", "TinyTransformerLM", "save_lm",
            "load_lm", "load_pretrained", "WEIGHTS"]
@@ -72,7 +72,6 @@ def train_lm(ids, vocab_size: int, *, d_model: int = 128, n_layers: int = 2, n_h
     rng = np.random.default_rng(seed)
     P = init_lm_params(vocab_size, d_model, n_layers, n_heads, d_ff, max_len, rng, positions=positions,
                        tie=tie, activation=activation)
-    cfg = P["config"]
     data = as_id_array(ids, "ids", size=vocab_size).reshape(-1)
     if len(data) < seq_len + 1:
         raise ValueError(f"文本太短：{len(data)} 个 token，至少要 seq_len + 1 = {seq_len + 1} 个")
@@ -89,7 +88,7 @@ def train_lm(ids, vocab_size: int, *, d_model: int = 128, n_layers: int = 2, n_h
         t0, c0 = time.perf_counter(), time.process_time()
         starts = rng.integers(0, len(data) - seq_len, size=batch_size)
         x = data[starts[:, None] + offsets]
-        loss, grads = _lm_loss_grads(P, cfg, x, data[starts[:, None] + offsets + 1])
+        loss, grads = lm_loss_and_grads(P, x, data[starts[:, None] + offsets + 1])
         opt.lr = _lr_at(step, lr, warmup, steps, min_lr_ratio)
         opt.step(P, grads)
         elapsed += time.perf_counter() - t0
@@ -99,8 +98,10 @@ def train_lm(ids, vocab_size: int, *, d_model: int = 128, n_layers: int = 2, n_h
         if val_ids is not None and eval_every is not None and (step in eval_at or done):
             row["val_ppl"] = lm_perplexity(P, val_ids, seq_len)
         history.append(row)
-        if done:
+        if done and step < steps:   # 时间用完提前停；跑满 steps 时让循环自然结束，进度条才会走到 40/40
             break
+    if progress:
+        it.close()
     return P, history
 
 
@@ -111,7 +112,7 @@ def lm_perplexity(params: dict, ids, seq_len: int | None = None) -> float:
 
     例：三个真实 token 的概率 0.5、0.25、0.125 → 平均损失 1.386，困惑度 4。
     """
-    cfg = _lm_params(params)
+    cfg = lm_config(params)
     seq_len = cfg["max_len"] if seq_len is None else seq_len
     check_positive(seq_len, "seq_len", integer=True)
     a = as_id_array(ids, "ids", size=cfg["vocab"]).reshape(-1)
@@ -128,9 +129,8 @@ def lm_perplexity(params: dict, ids, seq_len: int | None = None) -> float:
     for lo, hi, L in pieces:
         starts = np.arange(lo, hi) * seq_len
         x = a[starts[:, None] + np.arange(L)]
-        hn, _ = _lm_fwd(params, cfg, x)
-        y = a[starts[:, None] + np.arange(1, L + 1)].reshape(-1)
-        total += float(_nll_rows(_logits(params, cfg, hn), y).sum())
+        y = a[starts[:, None] + np.arange(1, L + 1)]
+        total += float(lm_token_nll(params, x, y).sum())
     return math.exp(total / n)
 
 
@@ -139,14 +139,12 @@ def generate_logits(params: dict, prefix_ids) -> np.ndarray:
 
     前文长于 max_len 时只看最后 max_len 个（滑动窗口）。前文不能为空：想从文本开头写起，给换行符的编号。
     """
-    cfg = _lm_params(params)
+    cfg = lm_config(params)
     p = as_id_array(prefix_ids, "prefix_ids", size=cfg["vocab"], ndims=(1,))
     if p.size == 0:
         raise ValueError("prefix_ids 不能为空：Transformer 只能接着已有的 token 往后预测；"
                          "从头生成时先放文本开头符号（如换行）的编号")
-    ids2 = p[-cfg["max_len"]:][None]
-    hn, _ = _lm_fwd(params, cfg, ids2)
-    return _logits(params, cfg, hn[-1:])[0].astype(np.float64)
+    return lm_next_logits(params, p[-cfg["max_len"]:]).astype(np.float64)
 
 
 def attention_maps(params: dict, ids) -> list:
@@ -164,8 +162,8 @@ def attention_maps(params: dict, ids) -> list:
 # ---------- 保存与加载 ----------
 def save_lm(path, params: dict, vocab=None, meta: dict | None = None, dtype=np.float16) -> None:
     """把参数（默认存成 float16）、config、词表和说明信息存进一个压缩的 .npz（不用 pickle）。"""
-    cfg = _lm_params(params)
-    arrays = {f"p/{k}": np.asarray(params[k]).astype(dtype) for k in _shapes(cfg)}
+    cfg = lm_config(params)
+    arrays = {f"p/{k}": np.asarray(params[k]).astype(dtype) for k in lm_param_shapes(cfg)}
     arrays["config"] = np.array(json.dumps(cfg))
     arrays["meta"] = np.array(json.dumps(meta or {}, ensure_ascii=False))
     if vocab is not None:
@@ -220,10 +218,10 @@ def load_lm(path) -> TinyTransformerLM:
     with np.load(path, allow_pickle=False) as f:
         cfg = json.loads(str(f["config"]))
         P = {"config": cfg}
-        P.update({k: f[f"p/{k}"].astype(np.float32) for k in _shapes(cfg)})
+        P.update({k: f[f"p/{k}"].astype(np.float32) for k in lm_param_shapes(cfg)})
         vocab = [str(v) for v in f["vocab"]] if "vocab" in f else [str(i) for i in range(cfg["vocab"])]
         meta = json.loads(str(f["meta"]))
-    _lm_params(P)
+    lm_config(P)
     return TinyTransformerLM(P, vocab, meta)
 
 

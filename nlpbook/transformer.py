@@ -17,21 +17,22 @@ import math
 
 import numpy as np
 
-from ._checks import as_id_array, check_param_dict, check_positive, check_rng
+from ._checks import as_float_array_keep, as_id_array, check_param_dict, check_positive, check_rng, check_upstream_grad
 from .attention import causal_mask, init_mha_params, mha_backward, mha_forward, sinusoidal_positions
-from .layers import (Adam, _backward_on_rows, _check_activation, _ffn_bwd, _ffn_fwd, _float, _ln_bwd, _ln_fwd,
-                     ffn_backward, ffn_forward, init_ffn_params, layer_norm_backward, layer_norm_forward)
+from .layers import (Adam, check_activation, ffn_backward, ffn_forward, init_ffn_params, layer_norm_backward,
+                     layer_norm_forward)
 
 _ELSEWHERE = ("train_lm", "lm_perplexity", "generate_logits", "attention_maps", "load_pretrained")
-__all__ = ["init_block_params", "block_forward", "block_backward", "init_lm_params", "lm_forward",
-           "lm_loss_and_grads", "layer_norm_forward", "layer_norm_backward", "ffn_forward", "ffn_backward",
-           "Adam", *_ELSEWHERE]
+__all__ = ["init_block_params", "block_forward", "block_backward", "init_lm_params", "lm_config", "lm_param_shapes",
+           "lm_forward", "lm_loss_and_grads", "lm_token_nll", "lm_next_logits", "layer_norm_forward",
+           "layer_norm_backward", "ffn_forward", "ffn_backward", "Adam", *_ELSEWHERE]
 
 EPS = 1e-5
 _ATT = ("Wq", "bq", "Wk", "bk", "Wv", "bv", "Wo", "bo")
 _FFN = ("W1", "b1", "W2", "b2")
 BLOCK_KEYS = ("ln1_g", "ln1_b") + _ATT + ("ln2_g", "ln2_b") + _FFN
 _CONFIG_KEYS = ("vocab", "d_model", "n_layers", "n_heads", "d_ff", "max_len", "positions", "tie", "activation")
+_float = as_float_array_keep  # float32/float64 原样保留，其余转成 float64；拒绝 NaN 与无穷大
 
 
 # ---------- 第 13.8 节：一层 ----------
@@ -60,21 +61,21 @@ def _block_fwd(x2, B, T, P, n_heads, mask, pre_ln, activation):
     N, d = x2.shape
     att_p, ffn_p = {k: P[k] for k in _ATT}, {k: P[k] for k in _FFN}
     if pre_ln:  # U = X + MHA(LN(X))；Y = U + FFN(LN(U))
-        a, c1 = _ln_fwd(x2, P["ln1_g"], P["ln1_b"], EPS)
+        a, c1 = layer_norm_forward(x2, P["ln1_g"], P["ln1_b"], EPS)
         att, ca = mha_forward(a.reshape(B, T, d), att_p, n_heads, mask)
         u = att.reshape(N, d)
         u += x2
-        b, c2 = _ln_fwd(u, P["ln2_g"], P["ln2_b"], EPS)
-        y, cf = _ffn_fwd(b, ffn_p, activation)
+        b, c2 = layer_norm_forward(u, P["ln2_g"], P["ln2_b"], EPS)
+        y, cf = ffn_forward(b, ffn_p, activation)
         y += u
     else:  # Y = LN(X + MHA(X))；Z = LN(Y + FFN(Y))
         att, ca = mha_forward(x2.reshape(B, T, d), att_p, n_heads, mask)
         s1 = att.reshape(N, d)
         s1 += x2
-        y1, c1 = _ln_fwd(s1, P["ln1_g"], P["ln1_b"], EPS)
-        s2, cf = _ffn_fwd(y1, ffn_p, activation)
+        y1, c1 = layer_norm_forward(s1, P["ln1_g"], P["ln1_b"], EPS)
+        s2, cf = ffn_forward(y1, ffn_p, activation)
         s2 += y1
-        y, c2 = _ln_fwd(s2, P["ln2_g"], P["ln2_b"], EPS)
+        y, c2 = layer_norm_forward(s2, P["ln2_g"], P["ln2_b"], EPS)
     return y, (c1, ca, c2, cf, pre_ln, (B, T, d))
 
 
@@ -82,17 +83,17 @@ def _block_bwd(dy2, cache):
     c1, ca, c2, cf, pre_ln, (B, T, d) = cache
     g = {}
     if pre_ln:
-        db, g_ffn = _ffn_bwd(dy2, cf)
-        du, g["ln2_g"], g["ln2_b"] = _ln_bwd(db, c2)
+        db, g_ffn = ffn_backward(dy2, cf)
+        du, g["ln2_g"], g["ln2_b"] = layer_norm_backward(db, c2)
         du += dy2
         da, g_att = mha_backward(du.reshape(B, T, d), ca)
-        dx, g["ln1_g"], g["ln1_b"] = _ln_bwd(da.reshape(-1, d), c1)
+        dx, g["ln1_g"], g["ln1_b"] = layer_norm_backward(da.reshape(-1, d), c1)
         dx += du
     else:
-        ds2, g["ln2_g"], g["ln2_b"] = _ln_bwd(dy2, c2)
-        dy1, g_ffn = _ffn_bwd(ds2, cf)
+        ds2, g["ln2_g"], g["ln2_b"] = layer_norm_backward(dy2, c2)
+        dy1, g_ffn = ffn_backward(ds2, cf)
         dy1 += ds2
-        ds1, g["ln1_g"], g["ln1_b"] = _ln_bwd(dy1, c1)
+        ds1, g["ln1_g"], g["ln1_b"] = layer_norm_backward(dy1, c1)
         dxa, g_att = mha_backward(ds1.reshape(B, T, d), ca)
         dx = dxa.reshape(-1, d)
         dx += ds1
@@ -114,7 +115,7 @@ def block_forward(x, params: dict, n_heads: int, mask=None, pre_ln: bool = True,
         raise ValueError(f"x 的形状应为 (T, d_model) 或 (batch, T, d_model)，收到 {x.shape}")
     if not isinstance(pre_ln, bool):
         raise TypeError(f"pre_ln 必须是 True 或 False，收到 {pre_ln!r}")
-    _check_activation(activation)
+    check_activation(activation)
     B, T, d = (1,) * (3 - x.ndim) + x.shape
     P = _block_params(params, d)
     y, inner = _block_fwd(x.reshape(B * T, d), B, T, P, n_heads, mask, pre_ln, activation)
@@ -123,7 +124,10 @@ def block_forward(x, params: dict, n_heads: int, mask=None, pre_ln: bool = True,
 
 def block_backward(dy, cache):
     """block_forward 的反向：给 ∂L/∂y，返回 (dx, grads)，grads 的键与 params 相同。"""
-    return _backward_on_rows(_block_bwd, dy, cache, "dy")
+    inner, shape = cache
+    g = check_upstream_grad(dy, shape, "dy")
+    dx, grads = _block_bwd(g.reshape(-1, shape[-1]), inner)
+    return dx.reshape(shape), grads
 
 
 # ---------- 第 11 章：小语言模型 ----------
@@ -148,7 +152,7 @@ def init_lm_params(vocab: int, d_model: int, n_layers: int, n_heads: int, d_ff: 
         raise ValueError(f"正弦位置编码需要偶数的 d_model，收到 {d_model}")
     if not isinstance(tie, bool):
         raise TypeError(f"tie 必须是 True 或 False，收到 {tie!r}")
-    _check_activation(activation)
+    check_activation(activation)
     check_rng(rng)
     cfg = dict(vocab=vocab, d_model=d_model, n_layers=n_layers, n_heads=n_heads, d_ff=d_ff, max_len=max_len,
                positions=positions, tie=tie, activation=activation)
@@ -182,14 +186,25 @@ def _shapes(cfg: dict) -> dict:
     return s
 
 
-def _lm_params(params) -> dict:
-    """检查参数字典（键、形状、有限），返回 config。"""
-    if not isinstance(params, dict) or not isinstance(params.get("config"), dict):
-        raise TypeError("params 必须是 init_lm_params（或 train_lm、load_lm）给出的字典，含 'config'")
-    cfg = params["config"]
+def _check_config(cfg, name: str) -> dict:
+    if not isinstance(cfg, dict):
+        raise TypeError(f"{name} 必须是 init_lm_params 记下的设置字典，收到 {type(cfg).__name__}")
     missing = [k for k in _CONFIG_KEYS if k not in cfg]
     if missing:
-        raise ValueError(f"params['config'] 缺少 {missing}")
+        raise ValueError(f"{name} 缺少 {missing}")
+    return cfg
+
+
+def lm_param_shapes(config: dict) -> dict:
+    """由 config 算出每个参数数组的名字与形状（顺序固定）。教学位置：第 13.8 节；保存、加载模型时按它逐个读写。"""
+    return _shapes(_check_config(config, "config"))
+
+
+def lm_config(params) -> dict:
+    """检查语言模型的参数字典（键、dtype、形状、数值有限），返回其中的 config。教学位置：第 11 章、第 13.8 节。"""
+    if not isinstance(params, dict) or not isinstance(params.get("config"), dict):
+        raise TypeError("params 必须是 init_lm_params（或 train_lm、load_lm）给出的字典，含 'config'")
+    cfg = _check_config(params["config"], "params['config']")
     for k, shape in _shapes(cfg).items():
         if k not in params:
             raise ValueError(f"params 缺少 {k!r}")
@@ -226,7 +241,7 @@ def _lm_fwd(P, cfg, ids2):
     for blk in _blocks(P, cfg):
         h, c = _block_fwd(h, B, T, blk, cfg["n_heads"], mask, True, cfg["activation"])
         caches.append(c)
-    hn, cf = _ln_fwd(h, P["lnf_g"], P["lnf_b"], EPS)
+    hn, cf = layer_norm_forward(h, P["lnf_g"], P["lnf_b"], EPS)
     return hn, (caches, cf, ids2)
 
 
@@ -263,7 +278,7 @@ def _lm_loss_grads(P, cfg, ids2, y2):
         dE = np.zeros_like(P["tok_emb"])
         dh = dz @ P["W_out"].T
     del dz
-    dh, g["lnf_g"], g["lnf_b"] = _ln_bwd(dh, cf)
+    dh, g["lnf_g"], g["lnf_b"] = layer_norm_backward(dh, cf)
     for i in range(cfg["n_layers"] - 1, -1, -1):
         dh, gi = _block_bwd(dh, caches[i])
         g.update({f"L{i}.{k}": v for k, v in gi.items()})
@@ -282,7 +297,7 @@ def lm_forward(params: dict, ids):
     教学位置：第 11.1—11.2 节、第 13.5 节（因果遮罩：位置 t 只读 0..t，改动后面的 token 不影响前面的 logits）。
     cache["hidden"] 是最后 LayerNorm 之后的表示，cache["attention"] 是每层各 head 的权重 (batch, h, T, T)。
     """
-    cfg = _lm_params(params)
+    cfg = lm_config(params)
     ids2 = _check_ids(ids, cfg)
     hn, (caches, _, _) = _lm_fwd(params, cfg, ids2)
     shape = np.shape(ids)
@@ -297,12 +312,40 @@ def lm_loss_and_grads(params: dict, ids, targets):
     教学位置：第 11.2 节（输入与目标错开一位：ids = 文本[:-1]，targets = 文本[1:]）。
     ids、targets 同形状 (T,) 或 (batch, T)。grads 的键与 params 的数组键相同（不含 config）。
     """
-    cfg = _lm_params(params)
+    cfg = lm_config(params)
     ids2 = _check_ids(ids, cfg)
     y2 = _check_ids(targets, cfg, "targets")
     if np.shape(ids) != np.shape(targets):
         raise ValueError(f"ids 与 targets 形状必须相同，收到 {np.shape(ids)} 与 {np.shape(targets)}")
     return _lm_loss_grads(params, cfg, ids2, y2)
+
+
+def lm_token_nll(params: dict, ids, targets) -> np.ndarray:
+    """每个位置上目标 token 的负对数概率 −ln p（float64），形状同 ids。教学位置：第 11.2、11.5 节。
+
+    ids、targets 同 lm_loss_and_grads；平均起来就是损失，exp(平均) 就是困惑度（tiny_transformer.lm_perplexity）。
+    """
+    cfg = lm_config(params)
+    ids2 = _check_ids(ids, cfg)
+    y2 = _check_ids(targets, cfg, "targets")
+    if np.shape(ids) != np.shape(targets):
+        raise ValueError(f"ids 与 targets 形状必须相同，收到 {np.shape(ids)} 与 {np.shape(targets)}")
+    hn, _ = _lm_fwd(params, cfg, ids2)
+    return _nll_rows(_logits(params, cfg, hn), y2.reshape(-1)).reshape(np.shape(ids))
+
+
+def lm_next_logits(params: dict, ids) -> np.ndarray:
+    """读完 ids (T,)，只在最后一个位置算输出层：下一个 token 的 logits (V,)。教学位置：第 11.1 节。
+
+    逐字生成时每步只需要它，不必算其余位置的输出层。T 不能超过 max_len
+    （更长的前文先截取最后 max_len 个，见 tiny_transformer.generate_logits）。
+    """
+    cfg = lm_config(params)
+    ids2 = _check_ids(ids, cfg)
+    if np.ndim(ids) != 1:
+        raise ValueError(f"ids 必须是一维编号序列 (T,)，收到形状 {np.shape(ids)}")
+    hn, _ = _lm_fwd(params, cfg, ids2)
+    return _logits(params, cfg, hn[-1:])[0]
 
 
 def __getattr__(name: str):

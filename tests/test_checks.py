@@ -38,6 +38,8 @@ def _logprobs(ids):
 # 每个模块里收编号的入口：(名字, 调用, 词表大小或 None)
 ID_TAKERS = {
     "transformer.lm_forward": (lambda ids: TF.lm_forward(LM, ids), V),
+    "transformer.lm_token_nll": (lambda ids: TF.lm_token_nll(LM, ids, ids), V),
+    "transformer.lm_next_logits": (lambda ids: TF.lm_next_logits(LM, ids), V),
     "tiny_transformer.generate_logits": (lambda ids: TT.generate_logits(LM, ids), V),
     "char_rnn.next_logits": (lambda ids: CR.next_logits(GRU, ids), V),
     "charlm.next_logits": (lambda ids: CHARS.next_logits(ids), len(CHARS.vocab)),
@@ -68,6 +70,7 @@ def test_ids_are_checked_the_same_way_everywhere(name):
 
 @pytest.mark.parametrize("name, empty_ok", [
     ("transformer.lm_forward", False), ("tiny_transformer.generate_logits", False), ("word2vec.cbow_forward", False),
+    ("transformer.lm_token_nll", False), ("transformer.lm_next_logits", False),
     ("char_rnn.next_logits", True), ("charlm.next_logits", True), ("embedding.lookup", True),
     ("tokenizers.decode", True), ("decoding.generate", True), ("decoding.beam_search", True),
 ])
@@ -109,3 +112,7 @@ def test_check_helpers_directly():
         _checks.as_id_array([1, 2, 3], ndims=(2,))
     with pytest.raises(ValueError, match=r"idf 必须是有限的数（>= 0），收到 NaN"):
         _checks.check_positive(float("nan"), "idf", allow_zero=True)
+    w = np.ones((2, 3), np.float32)
+    assert _checks.as_float_array_of_shape(w, "W", (2, 3)) is w          # float32 原样保留
+    with pytest.raises(ValueError, match=r"W 的形状应为 \(3, 2\)，收到 \(2, 3\)"):
+        _checks.as_float_array_of_shape(w, "W", (3, 2))

@@ -105,6 +105,29 @@ def test_gru_follows_pytorch_convention():
         assert np.allclose(R.gru_cell(x, h, dict(p, bx=bx)), expected)
 
 
+def test_gru_step_is_the_core_of_gru_cell():
+    """gru_step 只管隐藏状态那一半：先算好 gx = x @ Wx + bx，结果与 gru_cell 逐位相同（第 11 章的字符 GRU 就这样用）。"""
+    rng = np.random.default_rng(4)
+    p = R.init_cell_params("gru", 3, 4, seed=5)
+    x, h, dh = rng.normal(size=(2, 3)), rng.normal(size=(2, 4)), rng.normal(size=(2, 4))
+    out, cache = R.gru_cell(x, h, p, return_cache=True)
+    h_new, core = R.gru_step(x @ p["Wx"] + p["bx"], h, p["Wh"], p["bh"])
+    assert np.array_equal(h_new, out)
+    dgx, dh_prev, dgh = R.gru_step_backward(dh, core, p["Wh"])
+    dx, dh_prev_cell, grads = R.gru_cell_backward(dh, cache)
+    assert np.array_equal(dh_prev, dh_prev_cell) and np.array_equal(dgx @ p["Wx"].T, dx)
+    assert np.array_equal(h.T @ dgh, grads["Wh"]) and np.array_equal(dgh.sum(0), grads["bh"])
+
+
+def test_adam_step_first_step_moves_each_weight_by_lr():
+    P, state = {"w": np.array([1.0, -2.0]), "b": np.zeros(())}, {}
+    RC.adam_step(P, {"w": np.array([0.5, -3.0]), "b": np.array(0.1)}, state, lr=0.1)
+    # 第一步 m̂ = g、v̂ = g²：每个参数都朝梯度反方向走 ≈ lr，与梯度大小无关
+    assert np.allclose(P["w"], [0.9, -1.9]) and np.isclose(P["b"], -0.1) and state["t"] == 1
+    RC.adam_step(P, {"w": np.array([0.5, -3.0]), "b": np.array(0.1)}, state, lr=0.1)
+    assert state["t"] == 2 and np.allclose(P["w"], [0.8, -1.8])
+
+
 def _cell_loss_and_backward(cell, p, x, h, c, wh, wc):
     if cell == "rnn":
         out, cache = R.rnn_cell(x, h, p["Wx"], p["Wh"], p["b"], return_cache=True)
@@ -313,6 +336,18 @@ IDS, MASK = RC.pad_batch([[1, 2], [3]])
     (lambda: RC.loss_and_grads({"E": 1}, IDS, MASK, [1, 0]), ValueError, "init_rnn_classifier"),
     (lambda: RC.pad_batch([[1], []]), ValueError, "至少要有一个 token"),
     (lambda: RC.clip_by_global_norm({"a": np.ones(2)}, 0), ValueError, "max_norm"),
+    (lambda: RC.adam_step({"a": np.ones(2)}, {"a": np.ones(3)}, {}, 0.1), ValueError, "同形状"),
+    (lambda: RC.adam_step({"a": np.ones(2)}, {"b": np.ones(2)}, {}, 0.1), ValueError, "同形状"),
+    (lambda: RC.adam_step({"a": np.ones(2)}, {"a": np.ones(2)}, {}, 0), ValueError, "lr"),
+    (lambda: RC.adam_step({"a": np.ones(2)}, {"a": np.ones(2)}, {}, 0.1, b2=1.0), ValueError, r"b2 必须在 \[0, 1\)"),
+    (lambda: RC.adam_step({"a": np.ones(2)}, {}, {}, 0.1), TypeError, "非空"),
+    (lambda: R.gru_step([[0.0] * 6], np.zeros((1, 2)), np.zeros((2, 6)), np.zeros(6)), TypeError, "numpy 数组"),
+    (lambda: R.gru_step(np.zeros((1, 6)), np.zeros((1, 2)), np.zeros((6, 2)), np.zeros(6)), ValueError,
+     r"Wh 的形状应为 \(2, 6\)"),
+    (lambda: R.gru_step(np.zeros((3, 6)), np.zeros((1, 2)), np.zeros((2, 6)), np.zeros(6)), ValueError, "gx 的形状"),
+    (lambda: R.gru_step_backward(np.zeros((1, 2)), (1, 2), np.zeros((2, 6))), TypeError, "gru_step 返回的中间量"),
+    (lambda: R.gru_step_backward(np.zeros((1, 3)), R.gru_step(np.zeros((1, 6)), np.zeros((1, 2)), np.zeros((2, 6)),
+                                                             np.zeros(6))[1], np.zeros((2, 6))), ValueError, "dh 的形状"),
     (lambda: RC.train_rnn_classifier([[1]], [1, 0], 5), ValueError, "2 个标签"),
     (lambda: CR.char_lm_loss_and_grads(P_LM, np.zeros((2, 3), int), np.zeros((2, 4), int)), ValueError, "同形状"),
     (lambda: CR.next_logits(P_LM, [9]), ValueError, "0..4"),

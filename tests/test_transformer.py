@@ -221,6 +221,20 @@ def test_perplexity_of_uniform_model_is_vocab_size():
     assert TF.lm_perplexity(P, np.arange(7).repeat(3)) == pytest.approx(7.0)
 
 
+def test_token_nll_next_logits_config_and_shapes():
+    """tiny_transformer 用来算困惑度、生成与保存的公开函数：与 lm_forward、lm_loss_and_grads 一致。"""
+    P, rng = _lm(7, max_len=6)
+    text = rng.integers(0, 7, (2, 7))
+    nll = TF.lm_token_nll(P, text[:, :-1], text[:, 1:])
+    loss, _ = TF.lm_loss_and_grads(P, text[:, :-1], text[:, 1:])
+    assert nll.shape == (2, 6) and nll.dtype == np.float64 and loss == pytest.approx(nll.mean())
+    logits, _ = TF.lm_forward(P, text[0, :5])
+    assert np.allclose(TF.lm_next_logits(P, text[0, :5]), logits[-1])
+    assert TF.lm_config(P) is P["config"]
+    shapes = TF.lm_param_shapes(P["config"])
+    assert shapes == {k: v.shape for k, v in P.items() if k != "config"}
+
+
 def test_generate_logits_and_attention_maps():
     P, rng = _lm(6, max_len=5)
     ids = rng.integers(0, 7, 9)
@@ -294,6 +308,11 @@ def test_adam_weight_decay_only_on_matrices_and_clipping():
     (lambda: TF.block_forward(np.ones(6), TF.init_block_params(6, 8, np.random.default_rng(0)), 2), ValueError,
      "(T, d_model)"),
     (lambda: TF.generate_logits(_lm()[0], []), ValueError, "不能为空"),
+    (lambda: TF.lm_next_logits(_lm()[0], [[1, 2]]), ValueError, "一维"),
+    (lambda: TF.lm_token_nll(_lm()[0], [1, 2], [1, 2, 3]), ValueError, "形状必须相同"),
+    (lambda: TF.lm_config({"config": {"vocab": 7}}), ValueError, r"params\['config'\] 缺少"),
+    (lambda: TF.lm_param_shapes("vocab=7"), TypeError, "config 必须是"),
+    (lambda: LY.check_activation("tanh"), ValueError, "activation 只能是"),
     (lambda: TF.lm_perplexity(_lm()[0], [3]), ValueError, "至少要有 2 个"),
     (lambda: TF.lm_perplexity(_lm()[0], [3, 4, 5], seq_len=7), ValueError, "max_len"),
     (lambda: TF.train_lm(np.arange(5), 5, seq_len=8, steps=1), ValueError, "太短"),
