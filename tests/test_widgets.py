@@ -92,7 +92,7 @@ def test_decay_panel_updates():
     p = DecayPanel(decay=0.5, steps=10)
     assert "0.000977" in p.view.value and "2.250" in p.view.value and "1.500" in p.view.value
     p.steps.value = 20
-    assert "9.54e-07" in p.view.value
+    assert "0.000000954" in p.view.value
     p.decay.value = 1.2
     assert "爆炸" in p.view.value
 

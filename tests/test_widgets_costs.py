@@ -79,3 +79,63 @@ def test_context_window_panel_updates():
     assert UNANSWERABLE in p.view.value and "更早的 <b>350</b> 个" in p.view.value
     p.n.value = 640
     assert "名字还在窗口里" in p.view.value
+
+
+# ---------- 面板读起来一目了然（issue 15）：单位、不重叠、不适用的控件变灰、滑块范围与值一起变 ----------
+def _svg_texts(svg: str, cls: str) -> list[str]:
+    import re
+    return re.findall(rf'<text class="{cls}"[^>]*>([^<]*)</text>', svg)
+
+
+def test_kv_cache_units_adapt_up_to_tib_without_scientific_notation():
+    from nlpbook.widgets.kv_cache import bytes_unit, kv_cache_html
+    assert bytes_unit(2 ** 48) == ("TiB", 2 ** 40) and bytes_unit(3 * 2 ** 20) == ("MiB", 2 ** 20)
+    assert bytes_unit(300) == ("B", 1)
+    big = kv_cache_html(64, 128, 131_072, 128, 256, 4, "MHA", 128)     # 所有滑块拉满：256 TiB
+    assert "e+" not in big and "281,474,976,710,656" in big and "256 TiB" in big
+    assert _svg_texts(big, "ytick") == ["0", "100", "200", "300"]      # 坐标以 TiB 计，不是 300000 GiB
+    assert _svg_texts(big, "value") == ["256 TiB", "256 TiB", "2 TiB"]
+    default = kv_cache_html()
+    assert _svg_texts(default, "value") == ["4 GiB", "1 GiB", "128 MiB"]   # 每根柱子写自己的单位
+    small = kv_cache_html(1, 1, 256, 1, 16, 0.5, "MQA", 1)
+    assert _svg_texts(small, "value") == ["4 KiB"] * 3 and "e-" not in small
+
+
+def test_kv_cache_labels_fit_inside_the_chart():
+    from nlpbook.svgplot import bar_layout
+    for values in ([256.0, 256.0, 2.0], [4.0, 1.0, 0.125], [1.0, 1.0, 1.0]):
+        lay = bar_layout(["MHA", "GQA", "MQA"], {"KV cache": values}, fmt=lambda v: f"{v:g} TiB", width=860)
+        for x0, y0, x1, y1 in (v["box"] for v in lay["labels"]):
+            assert 0 <= x0 and x1 <= 860 and y0 >= 32          # 不出画布，不压图例
+        assert lay["top"] >= max(values)
+
+
+def test_kv_cache_groups_disabled_with_a_reason_outside_gqa():
+    from nlpbook.widgets.kv_cache import KVCachePanel
+    p = KVCachePanel()
+    assert not p.groups.disabled and "约数" in p.groups_reason.value
+    for kind, word in (("MHA", "不分组"), ("MQA", "1 组")):
+        p.kind.value = kind
+        assert p.groups.disabled and "只对 GQA 有意义" in p.groups_reason.value and word in p.groups_reason.value
+        assert any(p.groups_reason in getattr(row, "children", ()) for row in p.widget.children)
+    p.kind.value = "GQA"
+    assert not p.groups.disabled
+
+
+def test_step_slider_max_and_value_update_together_when_the_range_grows():
+    """浏览器里只改滑块的 max 时，End 键仍跳到旧上限（noUiSlider 的键盘处理留着旧范围）。
+    所以范围一变，面板换上一个 value 与 max 一起设好的新滑块，放在原来的位置。"""
+    from nlpbook.widgets.parallel_steps import RNNvsTransformerPanel
+    p = RNNvsTransformerPanel()
+    old = p.step
+    old.value = 10                                  # 10 个词、1 层：走到最后一步
+    p.layers.value = 6                              # 范围变成 0..60
+    new = p.step
+    assert new is not old and new.max == 60 and new.value == 10
+    assert p.widget.children[1] is new and old.comm is None          # 旧滑块已关闭、不在面板里
+    new.value = new.max                             # End 键：到新的上限
+    assert "已走 <b>60</b> / 60 步" in p.view.value
+    p.n_tokens.value = 2                            # 范围缩小：值截到新上限
+    assert p.step.max == 12 and p.step.value == 12 and p.widget.children[1] is p.step
+    p.step.value = 3
+    assert "已走 <b>3</b> / 12 步" in p.view.value and "试一试" in p.view.value

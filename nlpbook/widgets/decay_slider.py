@@ -4,9 +4,19 @@ from __future__ import annotations
 import ipywidgets as W
 
 from ..rnn import decay_influence, toy_record
-from ..svgplot import line_chart
+from ..svgplot import fmt_number, line_chart
 
 TOY_FEATURES = {"猫": 1.0, "追": 0.0, "狗": 2.0}
+TRY = "试一试：系数停在 0.9，再拖到 1.1，步数拉到 30：一个缩到零头，一个涨到十几倍。"
+
+
+def plain(v: float) -> str:
+    """给读者看的数：千位分隔、普通小数，不用科学计数法；小于百万分之一时直说。"""
+    if v != 0 and abs(v) < 1e-9:
+        return "不到十亿分之一（几乎为 0）"
+    if v != 0 and abs(v) < 1e-6:
+        return f"{fmt_number(v)}（不到百万分之一）"
+    return fmt_number(v)
 
 
 def decay_html(decay: float, steps: int) -> str:
@@ -14,13 +24,15 @@ def decay_html(decay: float, steps: int) -> str:
     xs = list(range(steps + 1))
     curve = line_chart(xs, {f"系数 {decay:g}": [decay_influence(decay, t) for t in xs]},
                        title="第 1 个词的影响经过 t 次更新后还剩多少", xlabel="后面又读了几个词 t",
-                       ylabel="影响（倍数）", width=420, height=230)
+                       ylabel="影响（倍数）", width=880, height=260, mark_x=steps, mark_text=f"第 {steps} 步",
+                       mark_fmt=plain)
     a = toy_record([TOY_FEATURES[w] for w in "猫追狗"], decay=decay)
     b = toy_record([TOY_FEATURES[w] for w in "狗追猫"], decay=decay)
     kind = "逐步消失（梯度消失的直觉）" if decay < 1 else "保持不变" if decay == 1 else "越来越大（梯度爆炸的直觉）"
-    return (curve + f"<div>系数 {decay:g} 连乘 {steps} 次 = <b>{decay_influence(decay, steps):.3g}</b>：{kind}。</div>"
+    return (curve + f"<div>系数 {decay:g} 连乘 {steps} 次 = <b>{plain(decay_influence(decay, steps))}</b>：{kind}。</div>"
             f"<div>新记录 = 旧记录×{decay:g} + 特征：猫追狗 → {a[-1]:.3f}，狗追猫 → {b[-1]:.3f}"
-            f"{'（两句仍可区分）' if abs(a[-1] - b[-1]) > 1e-9 else '（两句变得一样了）'}</div>")
+            f"{'（两句仍可区分）' if abs(a[-1] - b[-1]) > 1e-9 else '（两句变得一样了）'}</div>"
+            f"<div style='color:#555'>{TRY}</div>")
 
 
 class DecayPanel:

@@ -13,7 +13,7 @@ import ipywidgets as W
 from ..cost import format_bytes, kv_cache_bytes, kv_cache_comparison, kv_heads
 from ..svgplot import bar_chart
 
-__all__ = ["KINDS", "BYTES_OPTIONS", "divisors", "kv_cache_html", "KVCachePanel"]
+__all__ = ["KINDS", "BYTES_OPTIONS", "GROUPS_REASON", "divisors", "bytes_unit", "kv_cache_html", "KVCachePanel"]
 
 KINDS = ("MHA", "GQA", "MQA")
 BYTES_OPTIONS = (("4（float32）", 4), ("2（float16 / bfloat16）", 2), ("1（8 位量化）", 1), ("0.5（4 位量化）", 0.5))
@@ -27,32 +27,46 @@ def divisors(n: int) -> list[int]:
     return [g for g in range(1, n + 1) if n % g == 0]
 
 
-def _unit(values) -> tuple[str, int]:
-    top = max(values)
-    for name, size in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
-        if top >= size:
-            return name, size
-    return "B", 1
+_BINARY = (("TiB", 2 ** 40), ("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10), ("B", 1))
+CHART_WIDTH = 860  # 放得进 900 px 的 notebook 栏
+TRY = "试一试：把“已缓存 token 数”拖到最右，再把注意力从 MHA 换成 MQA——缓存缩小了多少倍？"
+GROUPS_REASON = {"MHA": "组数只对 GQA 有意义：MHA 每个 Query head 各有一份 K/V，不分组。",
+                 "MQA": "组数只对 GQA 有意义：MQA 所有 Query head 共用一份 K/V，相当于只有 1 组。",
+                 "GQA": "组数 = 要缓存的 KV head 数；只能取 Query head 数的约数。"}
+
+
+def bytes_unit(n) -> tuple[str, int]:
+    """按最大值挑图的单位（二进制）：例 bytes_unit(2**48) → ('TiB', 2**40)；bytes_unit(300) → ('B', 1)。"""
+    return next((name, size) for name, size in _BINARY if n >= size or size == 1)
+
+
+def _axis_number(v: float) -> str:
+    """坐标刻度：千位分隔，最多两位小数，不用科学计数法。例：1500 → '1,500'；0.25 → '0.25'"""
+    return f"{v:,.0f}" if float(v).is_integer() else f"{v:,.2f}".rstrip("0").rstrip(".")
 
 
 def kv_cache_html(batch: int = 1, layers: int = 32, tokens: int = 8192, n_heads: int = 32, head_dim: int = 128,
-                  bytes_per_number=2, kind: str = "GQA", groups: int = 8) -> str:
-    """代入数字的算式、所选注意力的 KV cache 大小，以及 MHA / GQA / MQA 的条形图。"""
+                  bytes_per_number=2, kind: str = "GQA", groups: int = 8, width: int = CHART_WIDTH) -> str:
+    """代入数字的算式、所选注意力的 KV cache 大小，以及 MHA / GQA / MQA 的条形图。
+
+    图的单位跟着最大的那根柱子变（B、KiB、MiB、GiB、TiB），每根柱子上写它自己的大小（如“128 MiB”）。
+    """
     h_kv = kv_heads(kind, n_heads, groups)
     total = kv_cache_bytes(batch, layers, tokens, h_kv, head_dim, bytes_per_number)
     cmp = kv_cache_comparison(batch, layers, tokens, n_heads, head_dim, groups, bytes_per_number)
-    unit, size = _unit(cmp.values())
+    unit, size = bytes_unit(max(cmp.values()))
     labels = [f"MHA（{n_heads} 个 KV head）", f"GQA（{groups} 组 → {groups} 个）", "MQA（1 个）"]
     chart = bar_chart(labels, {f"KV cache（{unit}）": [cmp[k] / size for k in KINDS]},
-                      title=f"同样 {n_heads} 个 Query head，要缓存的 K/V 有多少", ylabel=unit, fmt="{:.3g}",
-                      ymax=1.2 * cmp["MHA"] / size,  # 顶部留白：图例和柱顶的数字不重叠
-                      width=460, height=230)
-    formula = (f"2 × {batch} × {layers} × {tokens:,} × <b>{h_kv}</b> × {head_dim} × {bytes_per_number:g} 字节"
+                      title=f"同样 {n_heads} 个 Query head，要缓存的 K/V 有多少（纵轴单位 {unit}）", ylabel=unit,
+                      fmt=lambda v: format_bytes(v * size, style="binary"), tick_fmt=_axis_number,
+                      width=width, height=240)
+    formula = (f"2 × {batch:,} × {layers:,} × {tokens:,} × <b>{h_kv:,}</b> × {head_dim:,} × {bytes_per_number:g} 字节"
                f" = <b>{total:,}</b> 字节 = <b>{html.escape(format_bytes(total))}</b>")
     legend = ("2（K 和 V）× 序列数 × 层数 × 已缓存 token 数 × <b>KV head 数</b> × 每头维度 × 每个数的字节数")
     ratio = round(cmp["MHA"] / total)  # KV head 数整除 Query head 数，所以是整数倍
     versus = "与 MHA 相同" if ratio == 1 else f"是 MHA 的 1/{ratio}"
-    return (f"<div><b>{kind}</b>：{_KIND_NOTE[kind]}，要缓存 <b>{h_kv}</b> 个 KV head。</div>"
+    return (f"<div style='color:#555'>{html.escape(TRY)}</div>"
+            f"<div><b>{kind}</b>：{_KIND_NOTE[kind]}，要缓存 <b>{h_kv}</b> 个 KV head。</div>"
             f"<div style='margin:4px 0;color:#555'>{legend}</div>"
             f"<div style='font-family:monospace;margin:4px 0'>{formula}</div>"
             f"<div>{versus}。只算缓存张量本身：不含模型权重、预分配空位、分页元数据、量化尺度等开销。</div>" + chart)
@@ -61,7 +75,8 @@ def kv_cache_html(batch: int = 1, layers: int = 32, tokens: int = 8192, n_heads:
 class KVCachePanel:
     """序列数、层数、token 数、Query head 数、每头维度的滑块，字节数下拉框，MHA / GQA / MQA 切换和 GQA 组数。
 
-    ``view`` 显示算式、大小与条形图。组数的选项随 Query head 数变化（只列出它的约数）。
+    ``view`` 显示算式、大小与条形图。组数的选项随 Query head 数变化（只列出它的约数）；
+    注意力不是 GQA 时组数下拉框变灰（disabled），``groups_reason`` 写明原因。
     """
 
     def __init__(self, batch: int = 1, layers: int = 32, tokens: int = 8192, n_heads: int = 32, head_dim: int = 128,
@@ -78,6 +93,7 @@ class KVCachePanel:
         self.kind = W.ToggleButtons(options=KINDS, value=kind, description="注意力", style=style)
         self.groups = W.Dropdown(options=divisors(n_heads), value=groups, description="GQA 组数", style=style,
                                  layout=W.Layout(width="200px"))
+        self.groups_reason = W.HTML(layout=W.Layout(width="420px"))
         self.view = W.HTML()
         self._busy = False
         for c in (self.batch, self.layers, self.tokens, self.head_dim, self.bytes_per_number, self.kind, self.groups):
@@ -85,8 +101,9 @@ class KVCachePanel:
         self.n_heads.observe(lambda _: self._heads_changed(), names="value")
         self.update()
         self.widget = W.VBox([W.HBox([self.batch, self.layers]), W.HBox([self.tokens, self.head_dim]),
-                              W.HBox([self.n_heads, self.groups]), W.HBox([self.kind, self.bytes_per_number]),
-                              self.view])
+                              W.HBox([self.kind, self.bytes_per_number]),
+                              W.HBox([self.n_heads, self.groups, self.groups_reason]), self.view],
+                             layout=W.Layout(max_width="900px"))
 
     def _heads_changed(self) -> None:
         """Query head 数变了：组数只能取它的约数，原来的组数不再整除时取不超过它的最大约数。"""
@@ -103,6 +120,12 @@ class KVCachePanel:
     def update(self) -> None:
         if self._busy:
             return
+        kind = self.kind.value
+        self.groups.disabled = kind != "GQA"  # MHA、MQA 下组数没有意义：变灰，旁边写原因
+        reason = GROUPS_REASON[kind]
+        if kind != "GQA":
+            reason += f"图中 GQA 那一栏仍按 {int(self.groups.value)} 组画；选 GQA 后可以改。"
+        self.groups_reason.value = f"<span style='color:#555'>{html.escape(reason)}</span>"
         self.view.value = kv_cache_html(int(self.batch.value), int(self.layers.value), int(self.tokens.value),
                                         int(self.n_heads.value), int(self.head_dim.value),
                                         self.bytes_per_number.value, self.kind.value, int(self.groups.value))

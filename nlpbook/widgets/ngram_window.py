@@ -8,7 +8,9 @@ import html
 
 import ipywidgets as W
 
-from ..svgplot import line_chart
+from ..svgplot import fmt_number, line_chart
+
+TRY = "试一试：把 n 从 1 拖到 5，看两条曲线上的点往哪里走——没见过的比例和要存的种数都在涨。"
 
 
 def window_html(stats: list[dict], n: int, examples: dict | None = None) -> str:
@@ -17,10 +19,13 @@ def window_html(stats: list[dict], n: int, examples: dict | None = None) -> str:
     if n not in by_n:
         raise ValueError(f"没有 n={n} 的统计；可选 {sorted(by_n)}")
     ns = sorted(by_n)
+    mark = f"所选 n = {n}"
     rate = line_chart(ns, {"留出文本中没见过的比例（%）": [100 * by_n[m]["unseen_rate"] for m in ns]},
-                      title="窗口越长，越多组合从没见过", xlabel="n", ylabel="%", width=360, height=220)
-    stored = line_chart(ns, {"训练集中不同 n-gram 的种数（万）": [by_n[m]["stored"] / 1e4 for m in ns]},
-                        title="窗口越长，要存的越多", xlabel="n", ylabel="万种", width=360, height=220)
+                      title="窗口越长，越多组合从没见过", xlabel="n（窗口长度）", ylabel="没见过的比例（%）",
+                      width=440, height=240, mark_x=n, mark_text=mark, mark_fmt=lambda v: f"{v:.1f}%")
+    stored = line_chart(ns, {"训练集中不同 n-gram 的种数": [by_n[m]["stored"] for m in ns]},
+                        title="窗口越长，要存的越多", xlabel="n（窗口长度）", ylabel="不同 n-gram 的种数",
+                        width=440, height=240, mark_x=n, mark_text=mark, mark_fmt=lambda v: f"{fmt_number(v)} 种")
     s = by_n[n]
     text = (f"<div><b>n = {n}</b>：留出文本里共有 {s['heldout']:,} 个 {n}-gram，其中 "
             f"<b>{100 * s['unseen_rate']:.1f}%</b>（{s['unseen']:,} 个）在训练文本中一次都没出现过；"
@@ -28,7 +33,8 @@ def window_html(stats: list[dict], n: int, examples: dict | None = None) -> str:
     if examples and examples.get(n):
         ex = "、".join(html.escape(" ".join(g)) for g in examples[n])
         text += f"<div>没见过的例子：{ex}</div>"
-    return f"<div style='display:flex;gap:8px;flex-wrap:wrap'>{rate}{stored}</div>{text}"
+    return (f"<div style='display:flex;gap:8px;flex-wrap:wrap;max-width:900px'>{rate}{stored}</div>{text}"
+            f"<div style='color:#555'>{TRY}</div>")
 
 
 class NGramWindowPanel:

@@ -16,6 +16,7 @@ from ..attention_demo import demo_sentence
 __all__ = ["step_counts", "rnn_position", "parallel_steps_html", "RNNvsTransformerPanel"]
 
 _DONE, _NOW, _TODO = "#CCDDAA", "#EE6677", "#EEEEEE"
+TRY = "试一试：把层数拖到 6，再按 End 键走到最后一步——RNN 要走多少步，Transformer 又要几步？"
 
 
 def step_counts(n_tokens: int, layers: int = 1) -> dict:
@@ -84,7 +85,8 @@ def parallel_steps_html(tokens, layers: int, step: int) -> str:
         tf_now = f"这一步第 {step} 层的 {n} 个位置同时算完。"
     else:
         tf_now = f"早在第 {layers} 步就全部算完了，之后在等 RNN。"
-    return (f"<div><b>循环网络（RNN）</b>：已走 <b>{rnn_done}</b> / {counts['rnn']} 步"
+    return (f"<div style='color:#555'>{html.escape(TRY)}</div>"
+            f"<div><b>循环网络（RNN）</b>：已走 <b>{rnn_done}</b> / {counts['rnn']} 步"
             f"（每层 {n} 步 × {layers} 层）。{rnn_now}</div>" + _grid(tokens, layers, rnn_state) +
             f"<div><b>Transformer</b>：已走 <b>{tf_done}</b> / {counts['transformer']} 步"
             f"（每层 1 步 × {layers} 层）。{tf_now}</div>" + _grid(tokens, layers, tf_state) +
@@ -94,7 +96,10 @@ def parallel_steps_html(tokens, layers: int, step: int) -> str:
 
 
 class RNNvsTransformerPanel:
-    """词数（取演示句的前几个词）、层数、当前步三个滑块；``view`` 显示两边的计数与格子。"""
+    """词数（取演示句的前几个词）、层数、当前步三个滑块；``view`` 显示两边的计数与格子。
+
+    词数或层数一变，``step`` 换成一个新滑块（上限与当前值一起设好），旧的关闭。
+    """
 
     def __init__(self, tokens=None, n_tokens: int | None = None, layers: int = 1, step: int = 1):
         self.all_tokens = list(demo_sentence() if tokens is None else tokens)
@@ -103,18 +108,35 @@ class RNNvsTransformerPanel:
         style = {"description_width": "initial"}
         self.n_tokens = W.IntSlider(value=n_tokens, min=1, max=total, description="词数", style=style)
         self.layers = W.IntSlider(value=layers, min=1, max=6, description="层数", style=style)
-        self.step = W.IntSlider(value=step, min=0, max=n_tokens * layers, description="第几步", style=style,
-                                layout=W.Layout(width="420px"))
+        self.step = self._step_slider(step, n_tokens * layers)
         self.view = W.HTML()
         self.n_tokens.observe(lambda _: self._size_changed(), names="value")
         self.layers.observe(lambda _: self._size_changed(), names="value")
-        self.step.observe(lambda _: self.update(), names="value")
         self.update()
-        self.widget = W.VBox([W.HBox([self.n_tokens, self.layers]), self.step, self.view])
+        self.widget = W.VBox([W.HBox([self.n_tokens, self.layers]), self.step, self.view],
+                             layout=W.Layout(max_width="900px"))
+
+    def _step_slider(self, value: int, maximum: int) -> W.IntSlider:
+        slider = W.IntSlider(value=max(0, min(int(value), maximum)), min=0, max=maximum, description="第几步",
+                             style={"description_width": "initial"}, layout=W.Layout(width="420px"))
+        slider.observe(lambda _: self.update(), names="value")
+        return slider
 
     def _size_changed(self) -> None:
-        """词数或层数变了：步数滑块的上限跟着变（value 超出时 ipywidgets 会把它截到上限）。"""
-        self.step.max = int(self.n_tokens.value) * int(self.layers.value)
+        """词数或层数变了：换一个上限与当前值一起设好的新步数滑块。
+
+        只改旧滑块的 max 不够：浏览器里的滑块（noUiSlider）更新范围后，End 键仍跳到旧的上限。
+        新滑块一次带着 value 和 max 创建，放回原位；当前步超过新上限时取新上限。
+        """
+        maximum = int(self.n_tokens.value) * int(self.layers.value)
+        old = self.step
+        old.unobserve_all("value")
+        self.step = self._step_slider(old.value, maximum)
+        if hasattr(self, "widget"):
+            children = list(self.widget.children)
+            children[children.index(old)] = self.step
+            self.widget.children = tuple(children)
+        old.close()
         self.update()
 
     def update(self) -> None:
