@@ -4,8 +4,11 @@
 - core（核心数学）：只导入 core、numpy 与标准库；tqdm、threadpoolctl 只许在函数里按需导入（进度条、BLAS 线程数）；
 - data（datasets）：core 之上；jieba 只许在函数里导入；
 - presentation（viz、svgplot、palette、widgets/*）：可以用 core、data 与同层；
-- tools（doctor、examples、exercises/*）：可以用 nlpbook 的任何部分。examples 另有一条：只用标准库。
+- tools（doctor、catalog、examples、exercises/*）：可以用 nlpbook 的任何部分。examples 另有一条：只用标准库。
 新模块必须先在 LAYERS 里登记，否则测试失败。
+另一个读源码的检查：模块不用别的模块的私有名字（_ 开头），无论是 from x import _y 还是 x._y。
+共用的东西要么是公开的名字，要么放进 _checks 这类本身就私有、供大家导入的模块（用它的公开名字）；
+同一个子包（exercises、widgets、examples）里的模块之间可以共用私有名字。
 """
 import ast
 import json
@@ -26,8 +29,8 @@ LAYERS = {
                      "metrics", "naive_bayes", "ngram", "objectives", "retrieval", "rnn", "rnn_classifier", "rules",
                      "sparse", "tagging", "text", "tiny_transformer", "tokenizers", "transformer", "word2vec"], CORE),
     "datasets": DATA,
-    **dict.fromkeys(["viz", "svgplot", "palette", "widgets.*"], PRESENTATION),
-    **dict.fromkeys(["doctor", "examples.*", "exercises.*"], TOOLS),
+    **dict.fromkeys(["viz", "svgplot", "palette", "diagrams", "widgets.*"], PRESENTATION),
+    **dict.fromkeys(["doctor", "catalog", "examples.*", "exercises.*"], TOOLS),
 }
 MAY_IMPORT = {CORE: {CORE}, DATA: {CORE, DATA}, PRESENTATION: {CORE, DATA, PRESENTATION},
               TOOLS: {CORE, DATA, PRESENTATION, TOOLS}}
@@ -58,10 +61,21 @@ def package_modules() -> dict[str, Path]:
     return out
 
 
-def _imports(name: str, source: str, is_package: bool, known: set):
-    """源码里的每个导入：(行号, 'nlpbook' 内的点分名或 None, 顶层的外部包名或 None, 是否在函数里)。"""
+def _from_base(name: str, node: ast.ImportFrom, is_package: bool):
+    """from … import 的来源在 nlpbook 里的点分路径（列表，[] 是 nlpbook 本身）；来源在 nlpbook 之外时返回 None。"""
+    if node.level == 0:
+        mod = node.module or ""
+        return mod.split(".")[1:] if mod == "nlpbook" or mod.startswith("nlpbook.") else None
     here = [] if name == "__init__" else name.split(".")
     package = here if is_package else here[:-1]
+    up = node.level - 1
+    if up > len(package):
+        raise ValueError(f"{name}:{node.lineno} 相对导入超出了 nlpbook")
+    return package[:len(package) - up] + (node.module.split(".") if node.module else [])
+
+
+def _imports(name: str, source: str, is_package: bool, known: set):
+    """源码里的每个导入：(行号, 'nlpbook' 内的点分名或 None, 顶层的外部包名或 None, 是否在函数里)。"""
     tree = ast.parse(source)
     in_function = set()
     for node in ast.walk(tree):
@@ -76,17 +90,10 @@ def _imports(name: str, source: str, is_package: bool, known: set):
                 else:
                     yield node.lineno, None, a.name.split(".")[0], lazy
         elif isinstance(node, ast.ImportFrom):
-            if node.level == 0:
-                mod = node.module or ""
-                if not (mod == "nlpbook" or mod.startswith("nlpbook.")):
-                    yield node.lineno, None, mod.split(".")[0], lazy
-                    continue
-                base = mod.split(".")[1:]
-            else:
-                up = node.level - 1
-                if up > len(package):
-                    raise ValueError(f"{name}:{node.lineno} 相对导入超出了 nlpbook")
-                base = package[:len(package) - up] + (node.module.split(".") if node.module else [])
+            base = _from_base(name, node, is_package)
+            if base is None:
+                yield node.lineno, None, (node.module or "").split(".")[0], lazy
+                continue
             for a in node.names:  # from . import viz：名字本身可能就是一个模块
                 target = ".".join(base + [a.name])
                 yield node.lineno, target if target in known else (".".join(base) or "__init__"), None, lazy
@@ -134,6 +141,79 @@ def test_imports_only_point_down(name):
     assert layer_violations(name, path.read_text(encoding="utf-8"), is_package=path.name == "__init__.py") == []
 
 
+def _is_private(attr: str) -> bool:
+    return attr.startswith("_") and not (attr.startswith("__") and attr.endswith("__"))
+
+
+def _shares_private_names(a: str, b: str) -> bool:
+    """同一个模块，或同一个子包（如 exercises.ch13 与 exercises.base）里的两个模块。"""
+    return a == b or ("." in a + b and a.split(".")[0] == b.split(".")[0])
+
+
+def private_name_uses(name: str, source: str, *, is_package: bool = False, known=None) -> list[str]:
+    """一个模块用到别的 nlpbook 模块的私有名字的每一处（空列表 = 没有）：from x import _y、导入模块 x 后写 x._y
+    或 getattr(x, "_y")。顶层的私有模块（_checks）本来就是给大家导入的，用它的公开名字不算；子包里的私有模块
+    （widgets._html）只给本子包用。"""
+    known = set(package_modules()) | {k for k in LAYERS if not k.endswith(".*")} if known is None else known
+    tree = ast.parse(source)
+    bad, modules = [], {}  # modules：本文件里指向 nlpbook 模块的名字 → 点分名
+
+    def use(line, owner, attr, is_module=False):
+        """在 line 行用了模块 owner 的属性 attr（is_module：attr 本身是 owner 包里的一个模块）。"""
+        if not _is_private(attr) or _shares_private_names(name, owner) or (is_module and owner == "__init__"):
+            return
+        bad.append(f"{name}:{line} 用了 {'nlpbook' if owner == '__init__' else 'nlpbook.' + owner} 的私有名字 {attr}")
+
+    def walk(line, mod, attrs):
+        """从模块 mod 出发依次取属性 attrs（import 的路径、x.y.z 的链）；返回最后到达的模块，半路不是模块时返回 None。"""
+        for attr in attrs:
+            sub = attr if mod == "__init__" else f"{mod}.{attr}"
+            if sub not in known:
+                use(line, mod, attr)
+                return None
+            use(line, mod, attr, is_module=True)
+            mod = sub
+        return mod
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name == "nlpbook" or a.name.startswith("nlpbook."):
+                    target = walk(node.lineno, "__init__", a.name.split(".")[1:])
+                    if a.asname and target is not None:
+                        modules[a.asname] = target
+                    elif not a.asname:
+                        modules["nlpbook"] = "__init__"
+        elif isinstance(node, ast.ImportFrom):
+            base = _from_base(name, node, is_package)
+            source_mod = None if base is None else walk(node.lineno, "__init__", base)
+            for a in node.names if source_mod is not None else []:
+                if a.name != "*":
+                    target = walk(node.lineno, source_mod, [a.name])
+                    if target is not None:
+                        modules[a.asname or a.name] = target
+    for node in ast.walk(tree):
+        chain, root = [], node
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" \
+                and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) \
+                and isinstance(node.args[1].value, str):
+            chain, root = [node.args[1].value], node.args[0]
+        elif not isinstance(node, ast.Attribute):
+            continue
+        while isinstance(root, ast.Attribute):  # 一条 x.y.z 的链从里往外数（里面的 x.y 也会单独走到，结果去重）
+            chain.insert(0, root.attr)
+            root = root.value
+        if isinstance(root, ast.Name) and root.id in modules:
+            walk(node.lineno, modules[root.id], chain)
+    return sorted(set(bad))
+
+
+@pytest.mark.parametrize("name", sorted(package_modules()))
+def test_no_module_uses_another_modules_private_names(name):
+    path = package_modules()[name]
+    assert private_name_uses(name, path.read_text(encoding="utf-8"), is_package=path.name == "__init__.py") == []
+
+
 # ---------- 检查的检查：故意写错的源码必须被找出来 ----------
 @pytest.mark.parametrize("name, source, complaint", [
     ("text", "from .datasets import TOY_REVIEWS\n", "core）不能导入 nlpbook.datasets（data）"),
@@ -164,6 +244,38 @@ def test_the_checker_accepts_imports_that_point_down():
           "examples.chapters_05_10": "import math\nfrom fractions import Fraction\nfrom .common import dot\n"}
     for name, source in ok.items():
         assert layer_violations(name, source) == [], name
+
+
+@pytest.mark.parametrize("name, source, complaint", [
+    ("transformer", "from .layers import Adam, _ln_fwd\n", "transformer:1 用了 nlpbook.layers 的私有名字 _ln_fwd"),
+    ("char_rnn", "from nlpbook.rnn import (GRU_KEYS,\n    _gru_core)\n", "nlpbook.rnn 的私有名字 _gru_core"),
+    ("text", "from ._checks import _received\n", "nlpbook._checks 的私有名字 _received"),
+    ("doctor", "from . import datasets\n\ndef f():\n    return datasets._snownlp_dir()\n",
+     "doctor:4 用了 nlpbook.datasets 的私有名字 _snownlp_dir"),
+    ("tiny_transformer", "import nlpbook.transformer as T\nT._lm_fwd(1)\n", "nlpbook.transformer 的私有名字 _lm_fwd"),
+    ("doctor", "import nlpbook.datasets\nnlpbook.datasets._snownlp_dir()\n", "nlpbook.datasets 的私有名字"),
+    ("widgets.kv_cache", "from .. import cost\ngetattr(cost, '_bytes')\n", "nlpbook.cost 的私有名字 _bytes"),
+    ("exercises.ch09", "from ..rnn import _arr\n", "nlpbook.rnn 的私有名字 _arr"),
+    ("exercises.ch08", "from nlpbook import rnn_classifier as rc\nrc._adam.__doc__\n", "rnn_classifier 的私有名字 _adam"),
+    ("doctor", "import nlpbook\nnlpbook._private_thing\n", "用了 nlpbook 的私有名字 _private_thing"),
+    ("exercises.ch01", "from ..widgets._html import chip\n", "nlpbook.widgets 的私有名字 _html"),
+])
+def test_the_checker_flags_private_names_of_other_modules(name, source, complaint):
+    bad = private_name_uses(name, source)
+    assert len(bad) == 1 and complaint in bad[0], bad
+
+
+def test_the_checker_accepts_public_names_and_its_own_private_ones():
+    ok = {"text": "from ._checks import check_tokens\nfrom . import _checks\n_checks.as_float_array(1, 'x')\n",
+          "rnn": "from ._checks import as_float_array_keep\n_arr = as_float_array_keep\n_arr(1, 'x')\n",
+          "attention": "import numpy as np\nnp._NoValue\nclass A:\n    def f(self):\n        return self._cache\n",
+          "widgets.conv_window": "from ._html import PALETTE, chip\nfrom nlpbook.widgets import _html\n",
+          "cnn": "import nlpbook._checks as C\nimport nlpbook.text\nnlpbook.text.ngrams\nC.check_tokens\n",
+          "exercises.ch13": "from nlpbook.exercises import base as _b\nfrom .base import _shared\n_b._helper\n",
+          "transformer": "from .text import __all__ as text_all\nfrom . import tiny_transformer\n"
+                         "tiny_transformer.train_lm.__doc__\n"}
+    for name, source in ok.items():
+        assert private_name_uses(name, source) == [], name
 
 
 # ---------- 运行时：import 很轻，核心模块不碰展示库 ----------
