@@ -200,3 +200,13 @@ def check_rng(rng, name: str = "rng"):
         raise TypeError(f"{name} 必须是 np.random.Generator（如 np.random.default_rng(0)），"
                         f"收到 {type(rng).__name__}")
     return rng
+
+
+def check_adam_settings(lr, betas: dict, eps) -> None:
+    """Adam 的超参数：lr > 0，每个 β 在 [0, 1) 之内，eps > 0。betas 是 {参数名: 值}，报错时用调用方的名字。"""
+    check_positive(lr, "lr")
+    for name, b in betas.items():
+        check_positive(b, name, allow_zero=True)
+        if b >= 1:
+            raise ValueError(f"{name} 必须在 [0, 1) 之内，收到 {b}")
+    check_positive(eps, "eps")

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ._checks import as_float_array_keep, check_positive, check_rng, check_upstream_grad
+from ._checks import as_float_array_keep, check_adam_settings, check_positive, check_rng, check_upstream_grad
 
 __all__ = ["layer_norm_forward", "layer_norm_backward", "gelu", "init_ffn_params", "check_activation", "ffn_forward",
            "ffn_backward", "Adam"]
@@ -232,12 +232,7 @@ class Adam:
 
     def __init__(self, lr: float = 1e-3, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8,
                  weight_decay: float = 0.0, clip: float | None = None):
-        check_positive(lr, "lr")
-        for name, b in (("beta1", beta1), ("beta2", beta2)):
-            check_positive(b, name, allow_zero=True)
-            if b >= 1:
-                raise ValueError(f"{name} 必须在 [0, 1) 之内，收到 {b}")
-        check_positive(eps, "eps")
+        check_adam_settings(lr, {"beta1": beta1, "beta2": beta2}, eps)
         check_positive(weight_decay, "weight_decay", allow_zero=True)
         if clip is not None:
             check_positive(clip, "clip")

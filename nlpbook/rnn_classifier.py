@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._checks import as_float_array_keep, as_id_array, check_positive
+from ._checks import as_float_array_keep, as_id_array, check_adam_settings, check_positive
 from .functional import binary_cross_entropy, sigmoid
 from .rnn import init_cell_params
 
@@ -180,12 +180,7 @@ def adam_step(P: dict, g: dict, state: dict, lr: float, b1: float = 0.9, b2: flo
     """
     if not all(isinstance(d, dict) for d in (P, g, state)) or not g:
         raise TypeError("P、g、state 必须是字典（g 非空：{名字: 梯度数组}；state 第一次传 {}）")
-    check_positive(lr, "lr")
-    for name, b in (("b1", b1), ("b2", b2)):
-        check_positive(b, name, allow_zero=True)
-        if b >= 1:
-            raise ValueError(f"{name} 必须在 [0, 1) 之内，收到 {b}")
-    check_positive(eps, "eps")
+    check_adam_settings(lr, {"b1": b1, "b2": b2}, eps)
     for k, gk in g.items():
         if not isinstance(P.get(k), np.ndarray) or np.shape(gk) != P[k].shape:
             raise ValueError(f"g[{k!r}] 必须与 P[{k!r}]（numpy 数组，原地更新）同形状")

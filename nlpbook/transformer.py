@@ -187,12 +187,7 @@ def _shapes(cfg: dict) -> dict:
 
 
 def _check_config(cfg, name: str) -> dict:
-    if not isinstance(cfg, dict):
-        raise TypeError(f"{name} 必须是 init_lm_params 记下的设置字典，收到 {type(cfg).__name__}")
-    missing = [k for k in _CONFIG_KEYS if k not in cfg]
-    if missing:
-        raise ValueError(f"{name} 缺少 {missing}")
-    return cfg
+    return check_param_dict(cfg, _CONFIG_KEYS, name, hint="（init_lm_params 记下的设置）")
 
 
 def lm_param_shapes(config: dict) -> dict:
