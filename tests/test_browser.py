@@ -1,13 +1,24 @@
 """真浏览器里的课程：启动 JupyterLab（127.0.0.1，带 token），在无头 Chromium 中打开每个 notebook，
-运行全部单元，检查没有报错/stderr、每个控件都渲染出来，并真的拖动一个滑块、改一个输入框。
+运行全部单元，检查没有报错/stderr、每个控件都渲染出来，并真的操作每个交互面板的控件（PANELS 表）。
 
 需要 Debian 的 chromium（/usr/bin/chromium）和 pip 的 playwright（不要运行 `playwright install`）。
 找不到 Chromium 时跳过并说明安装方法；设置 NLPBOOK_REQUIRE_BROWSER=1（.ci/run 会设置）则改为失败。
+
+机器很忙时的坑（都在 _run_all 里处理，见 issue 11）：
+- 刚打开 notebook 时，工具栏已经显示“No Kernel”、执行指示器已经是 idle，但内核会话还没建立（JupyterLab
+  先取 checkpoint，再读元数据里的内核偏好、启动内核；机器忙时这段空档有好几秒）。这时按“运行全部”，
+  JupyterLab 会为每个代码单元格自己去启动内核：还没读到偏好就弹出“Select Kernel”，单元格被清空不运行，
+  或者跑在先后换掉的几个内核上。所以先等工具栏显示内核名（不是 No Kernel）并且空闲，再按“运行全部”。
+- 内核对话框可能在任何时候出现，等待的每一轮都处理它：还没有内核时选 python3 接受，已有内核时取消
+  （再选会换一个新内核）。按下“运行全部”之后还弹出对话框，这次运行作废：关掉页面和内核，从干净的副本重来。
+- 按了“运行全部”而没有任何单元格开始运行，就再按一次。
+任何失败都会在 test-artifacts/browser/ 留下截图和单元格提示符状态（JSON），失败信息里给出路径。
 """
 from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import socket
@@ -16,23 +27,110 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import NamedTuple
 
 import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+ARTIFACTS = ROOT / "test-artifacts" / "browser"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
-JS_DONE = """() => {
+KERNEL_TIMEOUT = 180   # 秒：打开 notebook 到内核空闲
+RUN_STALL = 240        # 秒：运行中这么久没有一个单元格跑完，算卡住
+RUN_TIMEOUT = 900      # 秒：按下“运行全部”到全部单元格跑完，最多
+NOT_STARTED = 20       # 秒：按下“运行全部”后这么久还没有单元格开始运行，就再按一次
+JS_STATE = """() => {
   const nb = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
-  if (!nb) return false;
-  const p = [...nb.querySelectorAll('.jp-CodeCell .jp-InputPrompt')].map(e => e.textContent.trim());
-  return nb.querySelector('[data-mime-type="application/vnd.jupyter.stderr"]')
-      || (p.length > 0 && p.every(t => /^\\[\\d+\\]:$/.test(t)));
+  const one = s => nb ? nb.querySelector(s) : null;
+  return {
+    kernel: (one('.jp-KernelName') || {}).textContent || '',
+    status: one('.jp-Notebook-ExecutionIndicator') ? one('.jp-Notebook-ExecutionIndicator').getAttribute('data-status') : null,
+    prompts: nb ? [...nb.querySelectorAll('.jp-CodeCell .jp-InputPrompt')].map(e => e.textContent.trim()) : [],
+    stderr: nb ? [...nb.querySelectorAll('[data-mime-type="application/vnd.jupyter.stderr"]')]
+                   .map(e => e.textContent).join('\\n').slice(0, 3000) : '',
+    dialogs: [...document.querySelectorAll('.jp-Dialog')].map(d => (d.querySelector('.jp-Dialog-header') || d).textContent.trim()),
+  };
 }"""
+
+
+class Step(NamedTuple):
+    """在 cell（源代码里含这段文字的单元格）的面板上操作一个控件，然后面板的输出必须改变。
+
+    kind: slider（value = 按键和次数，如 "ArrowRight*2"）、text（填入 value）、
+    dropdown（选中标签为 value 的项）、checkbox（value = 勾上 True / 取消 False）、toggle（点名为 value 的按钮）。
+    label 是控件的说明文字（完全一致）；expect 是操作后输出里应出现的文字（None = 只要求输出变了）。
+    """
+    cell: str
+    kind: str
+    label: str
+    value: object
+    expect: str | None = None
+
+
+# notebook → 依次执行的操作。每个交互面板（以 `xxx.widget` 结尾的单元格）至少一行，
+# test_every_panel_is_driven 会检查这一点。
+PANELS: dict[str, list[Step]] = {
+    "01-task.ipynb": [
+        Step("scorer.widget", "text", "评论：", "电影难看", "判为 差评"),
+        Step("scorer.widget", "text", "评论：", "剧情精彩", "判为 好评"),
+    ],
+    "02-tokens.ipynb": [
+        Step("playground.widget", "text", "句子：", "我喜欢看电影", "6 个字符 → 4 个 token"),
+    ],
+    "04-learning.ipynb": [
+        Step("panel = LearningRatePanel(", "slider", "学习率", "ArrowRight*5"),
+        Step("panel = LearningRatePanel(", "slider", "步数", "ArrowLeft*10"),
+    ],
+    "05-ngrams.ipynb": [
+        Step("panel = NGramWindowPanel(", "slider", "窗口 n", "ArrowRight", "n = 3"),
+    ],
+    "06-word-vectors.ipynb": [
+        Step("panel = EmbeddingMap(", "dropdown", "选一个词", "巴黎", "离 巴黎 最近的 3 个词"),
+        Step("panel = EmbeddingMap(", "slider", "邻居数", "ArrowRight", "离 巴黎 最近的 4 个词"),
+        Step("panel = EmbeddingMap(", "checkbox", "向量算术", False),
+    ],
+    "07-word2vec.ipynb": [
+        Step("panel = SkipGramWindow(", "slider", "窗口", "ArrowRight", "窗口 2：这句话共产生 10 个"),
+        Step("panel = SkipGramWindow(", "text", "句子（空格分词）", "我 喜欢 看 电影 和 书", "窗口 2：这句话共产生 18 个"),
+        Step("word_map = EmbeddingMap(", "slider", "邻居数", "ArrowRight"),
+    ],
+    "08-rnn.ipynb": [
+        Step("panel = DecayPanel(", "slider", "每步乘的系数", "ArrowRight", "系数 0.55 连乘 10 次"),
+        Step("panel = DecayPanel(", "slider", "步数", "ArrowRight", "系数 0.55 连乘 11 次"),
+    ],
+    "09-lstm-gru.ipynb": [
+        Step("panel = LSTMGatePanel(", "slider", "遗忘门 f", "ArrowRight", "0.95×0.8"),
+    ],
+    "10-textcnn.ipynb": [
+        Step("panel = ConvWindowPanel(", "slider", "层数", "ArrowRight", "堆叠 2 层"),
+        Step("panel = ConvWindowPanel(", "slider", "窗口宽度", "ArrowLeft", "宽度 2、堆叠 2 层"),
+    ],
+    "11-generation.ipynb": [
+        Step("GenerationPanel(lm.", "slider", "温度 T", "ArrowLeft*3", "温度 T=0.7"),
+        Step("GenerationPanel(lm.", "slider", "top-k（0=关）", "ArrowRight*5", "top-k=5"),
+        Step("GenerationPanel(lm.", "text", "种子", "7"),
+        Step("GenerationPanel(gru.", "text", "提示词", "房间很", "“房间很”之后的下一个字"),
+    ],
+    "13-transformer.ipynb": [
+        Step("explorer = AttentionExplorer()", "checkbox", "只看前文（因果遮罩）", True, "还看不到后面的 3 个词"),
+        Step("explorer = AttentionExplorer()", "toggle", "头", "指代头", "头：指代头"),
+        Step("real_explorer = AttentionExplorer", "dropdown", "层", "第 1 层", "第 1 层"),
+    ],
+    "14-costs.ipynb": [
+        Step("steps_panel = RNNvsTransformerPanel(", "slider", "层数", "ArrowRight", "每层 10 步 × 2 层"),
+        Step("steps_panel = RNNvsTransformerPanel(", "slider", "第几步", "ArrowRight*3", "已走 4 / 20 步"),
+        Step("kv_panel = KVCachePanel(", "toggle", "注意力", "MQA", "要缓存 1 个 KV head"),
+        Step("kv_panel = KVCachePanel(", "dropdown", "每个数的字节", "4（float32）", "× 4 字节"),
+        Step("window_panel = ContextWindowPanel(", "slider", "窗口（token）", "ArrowLeft", "窗口 640 个 token"),
+    ],
+    "C-glossary.ipynb": [
+        Step("box = GlossarySearch(", "text", "搜索：", "困惑度", "找到 1 条"),
+    ],
+}
 
 
 def _missing_browser(reason: str):
@@ -47,8 +145,33 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _write_copy(path: Path, work: Path) -> int:
+    """在清空输出的副本上运行：自动保存不会覆盖 nbval 的参照输出，"[n]:" 也能用来判断是否跑完。
+
+    返回保存的输出里顶层控件视图的个数（运行后浏览器里应当有同样多个）。
+    """
+    nb = nbformat.read(path, as_version=4)
+    nb.metadata.pop("widgets", None)
+    views = 0
+    for c in nb.cells:
+        if c.cell_type == "code":
+            views += sum(WIDGET_MIME in o.get("data", {}) for o in c.outputs)
+            c.outputs, c.execution_count = [], None
+    nbformat.write(nb, work / path.name)
+    return views
+
+
+class Lab(NamedTuple):
+    browser: object
+    base: str
+    token: str
+    work: Path
+    views: dict  # notebook → 保存的输出里顶层控件视图的个数
+
+
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
+    """整个模块共用一个 JupyterLab 服务器和一个浏览器；每个 notebook 开自己的页面和内核。"""
     if not CHROMIUM:
         _missing_browser("没有 Chromium：Debian/Ubuntu 上 sudo apt-get install chromium，再重跑测试")
     try:
@@ -56,14 +179,7 @@ def lab(tmp_path_factory):
     except ImportError:
         _missing_browser("没有 playwright：pip install playwright（不需要 playwright install）")
     work = tmp_path_factory.mktemp("lab")
-    # 在清空输出的副本上运行：自动保存不会覆盖 nbval 的参照输出，"[n]:" 也能用来判断是否跑完
-    for path in NOTEBOOKS:
-        nb = nbformat.read(path, as_version=4)
-        nb.metadata.pop("widgets", None)
-        for c in nb.cells:
-            if c.cell_type == "code":
-                c.outputs, c.execution_count = [], None
-        nbformat.write(nb, work / path.name)
+    views = {path.name: _write_copy(path, work) for path in NOTEBOOKS}
     settings = work / "cfg/lab/user-settings/@jupyterlab/apputils-extension"
     settings.mkdir(parents=True)
     (settings / "notification.jupyterlab-settings").write_text(
@@ -75,10 +191,11 @@ def lab(tmp_path_factory):
         [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
          f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={work}", "--allow-root",
          "--LabApp.extension_manager=readonly"], env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
     t0 = time.time()
     while True:
         try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status?token={token}", timeout=1)
+            _api(base, token, "status")
             break
         except OSError:
             if server.poll() is not None or time.time() - t0 > 90:
@@ -86,11 +203,11 @@ def lab(tmp_path_factory):
                 pytest.fail("JupyterLab 没有启动：\n" + (work / "lab.log").read_text()[-3000:])
             time.sleep(0.3)
     from playwright.sync_api import expect, sync_playwright
-    expect.set_options(timeout=120_000)  # 首次打开 notebook 要等内核启动；机器忙时更慢
+    expect.set_options(timeout=120_000)  # 机器忙时内核回应控件也会慢
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
-            yield browser, f"http://127.0.0.1:{port}", token
+            yield Lab(browser, base, token, work, views)
         finally:
             browser.close()
             server.terminate()
@@ -98,81 +215,338 @@ def lab(tmp_path_factory):
             log.close()
 
 
-def _run_all(page, base, token, name):
-    from playwright.sync_api import expect
+def _api(base: str, token: str, path: str, method: str = "GET"):
+    req = urllib.request.Request(f"{base}/api/{path}", method=method,
+                                 headers={"Authorization": f"token {token}"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        body = r.read()
+    return json.loads(body) if body else None
+
+
+def _shutdown_kernel(lab: Lab, name: str) -> None:
+    """关掉这个 notebook 的内核：一个服务器跑完 23 个 notebook，不让用过的内核一直占着内存和 CPU。"""
+    try:
+        for s in _api(lab.base, lab.token, "sessions"):
+            if s.get("path") == name:
+                _api(lab.base, lab.token, f"sessions/{s['id']}", "DELETE")
+    except OSError:
+        pass
+
+
+class Trace:
+    """一次运行的经过：出现过的对话框、按“运行全部”的次数、最后一次看到的页面状态。失败时写进 JSON。"""
+
+    def __init__(self, name: str):
+        self.name, self.t0 = name, time.monotonic()
+        self.events: list[str] = []
+        self.state: dict = {}
+        self.dialogs = 0  # 处理过的内核对话框个数
+
+    def log(self, msg: str) -> None:
+        self.events.append(f"{time.monotonic() - self.t0:7.1f}s {msg}")
+
+
+class BrowserTimeout(AssertionError):
+    pass
+
+
+class RunDisturbed(Exception):
+    """按下“运行全部”之后弹出了内核对话框：JupyterLab 会为每个代码单元格各弹一次，接受哪个都可能换内核，
+    单元格跑在不同的内核上（后面的单元格报 NameError）。这次运行作废，从干净的副本重来。"""
+
+
+def _state(page, trace: Trace) -> dict:
+    trace.state = page.evaluate(JS_STATE)
+    return trace.state
+
+
+def _accept_dialogs(page, trace: Trace) -> int:
+    """处理打开着的内核对话框：“Select Kernel”在还没有内核时选 python3，已有内核时取消（不换内核）；
+    “Error Starting Kernel”等点确定。
+
+    别的对话框不碰（只记下来）：它会挡住后面的操作，超时后截图和 JSON 里能看到它。返回处理了几个。
+    """
+    n = 0
+    dialogs = page.locator(".jp-Dialog")
+    for _ in range(5):
+        if not dialogs.count():
+            break
+        dialog = dialogs.first
+        try:
+            title = dialog.locator(".jp-Dialog-header").inner_text(timeout=2_000).strip()
+            if "kernel" not in title.lower():
+                if f"「{title}」" not in "".join(trace.events[-3:]):
+                    trace.log(f"未知对话框「{title}」，不处理")
+                break
+            select = dialog.locator("select")
+            if select.count() and _state(page, trace)["kernel"] not in ("", "No Kernel"):
+                # 内核已经有了（或正在启动）：再选 python3 会换一个新内核，已经跑过的单元格的变量就没了
+                dialog.locator(".jp-mod-reject").click(timeout=5_000)
+                trace.log(f"取消对话框「{title}」（已有内核 {trace.state['kernel']}，不换）")
+            else:
+                if select.count():
+                    values = [v for v in select.locator("option").evaluate_all("os => os.map(o => o.value)")
+                              if '"python3"' in v]
+                    if values:
+                        select.select_option(value=values[0], timeout=2_000)
+                dialog.locator(".jp-mod-accept").click(timeout=5_000)
+                trace.log(f"接受对话框「{title}」")
+            n += 1
+            trace.dialogs += 1
+        except Exception as exc:  # noqa: BLE001 - 对话框可能正好自己关掉了
+            trace.log(f"对话框没能处理：{type(exc).__name__}")
+        page.wait_for_timeout(300)
+    return n
+
+
+def _wait(page, trace: Trace, done, timeout: float, what: str, progress=None, limit: float | None = None) -> dict:
+    """每 0.25 秒看一次页面，其间随时接受对话框，直到 done(state) 为真。
+
+    超时抛 BrowserTimeout：timeout 秒内 progress(state) 没有变化（不给 progress 时就是总共 timeout 秒），
+    或者总共超过 limit 秒。机器忙时整本 notebook 会慢好几倍，但只要单元格还在一个个跑完就继续等。
+    """
+    start = last_change = time.monotonic()
+    mark = None
+    while True:
+        _accept_dialogs(page, trace)
+        st = _state(page, trace)
+        if done(st):
+            return st
+        now = time.monotonic()
+        if progress is not None and progress(st) != mark:
+            mark, last_change = progress(st), now
+        if now - last_change > timeout:
+            still = "没有进展" if progress is not None else ""
+            raise BrowserTimeout(f"{trace.name}：{timeout:.0f} 秒{still}，{what}")
+        if limit is not None and now - start > limit:
+            raise BrowserTimeout(f"{trace.name}：总共等了 {limit:.0f} 秒，{what}")
+        page.wait_for_timeout(250)
+
+
+def _finished(st: dict) -> bool:
+    p = st["prompts"]
+    return bool(p) and all(re.fullmatch(r"\[\d+\]:", t) for t in p)
+
+
+def _started(st: dict) -> bool:
+    return any(t != "[ ]:" for t in st["prompts"])
+
+
+def _click_run_all(page, nb, trace: Trace) -> None:
+    """按命令 id 点“Run → Run All Cells”；菜单项暂时不可用或被对话框挡住时重来。"""
+    from playwright.sync_api import Error as PlaywrightError
+    item = page.locator("li.lm-Menu-item[data-command='runmenu:run-all']")
+    for _ in range(30):
+        _accept_dialogs(page, trace)
+        try:
+            nb.locator(".jp-Cell").first.click(timeout=5_000)
+            page.locator(".lm-MenuBar-item", has_text="Run").first.click(timeout=5_000)
+            item.wait_for(state="visible", timeout=5_000)
+            if "lm-mod-disabled" not in (item.get_attribute("class") or ""):
+                item.click(timeout=5_000)
+                trace.log("按下 Run All")
+                return
+        except PlaywrightError as exc:
+            trace.log(f"菜单没点成：{str(exc).splitlines()[0][:120]}")
+        page.keyboard.press("Escape")
+        page.wait_for_timeout(500)
+    raise BrowserTimeout(f"{trace.name}：菜单里的 Run All 一直不可用")
+
+
+def _run_all(page, lab: Lab, name: str, trace: Trace):
     # 每个 notebook 用自己的工作区并清空（reset），否则 JupyterLab 会恢复上一个 notebook 的标签页，
     # “运行全部”可能作用在旧标签上
     workspace = "".join(ch for ch in name if ch.isalnum())
-    page.goto(f"{base}/lab/workspaces/{workspace}/tree/{name}?token={token}&reset")
+    kernel_name = nbformat.read(lab.work / name, as_version=4).metadata.get("kernelspec", {}).get("display_name")
+    page.goto(f"{lab.base}/lab/workspaces/{workspace}/tree/{name}?token={lab.token}&reset")
     nb = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
-    expect(nb.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']")).to_be_visible()
-    if page.locator(".jp-Dialog").count():
-        page.locator(".jp-Dialog .jp-mod-accept").click()
-    nb.locator(".jp-Cell").first.click()
-    item = page.locator("li.lm-Menu-item[data-command='runmenu:run-all']")
-    for _ in range(20):
-        page.locator(".lm-MenuBar-item", has_text="Run").first.click()
-        if "lm-mod-disabled" not in (item.get_attribute("class") or ""):
+
+    # 执行指示器在内核会话建立之前就显示 idle（工具栏写着 No Kernel）：要等工具栏显示内核名（如 notebook 元数据里的
+    # “Python 3 (ipykernel)”）并且空闲
+    def kernel_ready(st):
+        return st["kernel"] not in ("", "No Kernel") and st["status"] == "idle" and not st["dialogs"]
+
+    _wait(page, trace, kernel_ready, KERNEL_TIMEOUT, f"内核（{kernel_name}）没有就绪")
+    trace.log("内核就绪")
+    for attempt in range(1, 6):
+        _click_run_all(page, nb, trace)
+        clicked, dialogs = time.monotonic(), trace.dialogs
+
+        def outcome(st):
+            if st["stderr"] or _started(st) or trace.dialogs > dialogs:
+                return True
+            # 很久都没有单元格开始运行（内核已经空闲、没有对话框）：再按一次
+            return kernel_ready(st) and time.monotonic() - clicked > NOT_STARTED
+
+        st = _wait(page, trace, outcome, KERNEL_TIMEOUT, "按下 Run All 后内核没有回到空闲")
+        if trace.dialogs > dialogs:
+            raise RunDisturbed("按下 Run All 后弹出了内核对话框")
+        if st["stderr"] or _started(st):
             break
-        page.keyboard.press("Escape")
-        time.sleep(0.5)
-    item.click()
-    page.wait_for_function(JS_DONE, timeout=240_000)
-    expect(nb.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']")).to_be_visible(timeout=240_000)
+        trace.log(f"第 {attempt} 次 Run All 没有让任何单元格开始运行，再按一次")
+    else:
+        raise BrowserTimeout(f"{name}：按了 5 次 Run All，没有单元格开始运行")
+    _wait(page, trace, lambda st: st["stderr"] or trace.dialogs > dialogs or (_finished(st) and st["status"] == "idle"),
+          RUN_STALL, "全部单元格没有跑完", progress=lambda st: st["prompts"], limit=RUN_TIMEOUT)
+    if trace.dialogs > dialogs:
+        raise RunDisturbed("运行中弹出了内核对话框")
+    trace.log("运行结束")
     return nb
 
 
-def _expected_widget_views(name: str) -> int:
-    nb = nbformat.read(ROOT / "notebooks" / name, as_version=4)
-    return sum(WIDGET_MIME in o.get("data", {}) for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+def _panel(page, nb, marker: str):
+    from playwright.sync_api import expect
+    cell = nb.locator(".jp-CodeCell").filter(has=page.locator(".jp-InputArea", has_text=marker))
+    expect(cell, f"找不到源代码含「{marker}」的单元格").to_have_count(1)
+    return cell.locator(".jp-OutputArea-output > .jupyter-widgets").first
+
+
+def _drive(page, nb, step: Step, trace: Trace) -> None:
+    from playwright.sync_api import expect
+    panel = _panel(page, nb, step.cell)
+    panel.scroll_into_view_if_needed()  # 像读者一样滚到面板；失败时截图里也就是这个面板
+    label = page.locator(".widget-label, .widget-label-basic").filter(
+        has_text=re.compile(rf"^\s*{re.escape(step.label)}\s*$"))
+    cls = {"slider": ".widget-slider", "text": ".widget-text", "dropdown": ".widget-dropdown",
+           "checkbox": ".widget-checkbox", "toggle": ".widget-toggle-buttons"}[step.kind]
+    control = panel.locator(cls).filter(has=label)
+    expect(control, f"{step.cell}：找不到控件「{step.label}」").to_have_count(1)
+    view = panel.locator(".widget-html").last
+    before = view.text_content()  # 和 expect 一样比较 textContent（窗口外的元素 innerText 是空的）
+    assert before.strip(), f"{step.cell}：面板输出是空的"
+    if step.kind == "slider":
+        readout = control.locator(".widget-readout")
+        old = readout.text_content()
+        key, _, times = str(step.value).partition("*")
+        control.locator(".noUi-handle").focus()
+        for _ in range(int(times or 1)):
+            page.keyboard.press(key)
+        expect(readout, f"滑块「{step.label}」没有动").not_to_have_text(old)
+    elif step.kind == "text":
+        box = control.locator("input, textarea").first
+        box.fill(str(step.value))
+        box.press("Enter")  # 数字框（BoundedIntText）在回车或失去焦点时才同步
+    elif step.kind == "dropdown":
+        control.locator("select").select_option(label=str(step.value))
+    elif step.kind == "checkbox":
+        control.locator("input[type=checkbox]").set_checked(bool(step.value))
+    elif step.kind == "toggle":
+        control.locator("button", has_text=re.compile(rf"^\s*{re.escape(str(step.value))}\s*$")).click()
+    expect(view, f"操作「{step.label}」后面板输出没有变").not_to_have_text(before)
+    if step.expect:
+        expect(view, f"操作「{step.label}」后面板输出里没有「{step.expect}」").to_contain_text(step.expect)
+    trace.log(f"面板 {step.cell}：{step.kind}「{step.label}」→ {step.value!r} 通过")
+
+
+def _save_artifacts(page, lab: Lab, trace: Trace, stem: str, exc: BaseException) -> list[Path]:
+    """失败现场：截图（先滚到第一个没跑完的单元格）和 JSON（提示符、对话框、经过）。"""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shot, info = ARTIFACTS / f"{stem}.png", ARTIFACTS / f"{stem}.json"
+    saved, stuck = [], None
+    try:
+        _state(page, trace)
+    except Exception:  # noqa: BLE001 - 页面可能已经坏了，用最后一次看到的状态
+        pass
+    prompts = trace.state.get("prompts", [])
+    todo = [i for i, p in enumerate(prompts) if not re.fullmatch(r"\[\d+\]:", p)]
+    if todo:
+        code = [c.source for c in nbformat.read(lab.work / trace.name, as_version=4).cells if c.cell_type == "code"]
+        i = todo[0]
+        stuck = {"code_cell": i + 1, "prompt": prompts[i], "source": code[i][:400] if i < len(code) else None}
+        try:
+            page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell").nth(i).scroll_into_view_if_needed(
+                timeout=5_000)
+        except Exception:  # noqa: BLE001
+            pass
+    try:
+        page.screenshot(path=str(shot), timeout=30_000)
+        saved.append(shot)
+    except Exception as err:  # noqa: BLE001 - 截图失败也要留下 JSON
+        trace.log(f"截图失败：{err}")
+    info.write_text(json.dumps({
+        "notebook": trace.name,
+        "error": f"{type(exc).__name__}: {exc}"[:3000],
+        "seconds": round(time.monotonic() - trace.t0, 1),
+        "kernel": trace.state.get("kernel"),
+        "execution_indicator": trace.state.get("status"),
+        "open_dialogs": trace.state.get("dialogs"),
+        "stderr": trace.state.get("stderr"),
+        "prompt_counts": {"not run [ ]": prompts.count("[ ]:"), "running/queued [*]": prompts.count("[*]:"),
+                          "done [n]": sum(bool(re.fullmatch(r"\[\d+\]:", p)) for p in prompts)},
+        "first_unfinished_cell": stuck,
+        "events": trace.events,
+        "prompts": prompts,
+    }, ensure_ascii=False, indent=1))
+    saved.append(info)
+    return saved
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_runs_in_jupyterlab(lab, path):
     from playwright.sync_api import expect
-    browser, base, token = lab
-    page = browser.new_page(viewport={"width": 1280, "height": 2000})
-    page.set_default_timeout(90_000)
+    for old in ARTIFACTS.glob(f"{path.stem}.*"):
+        old.unlink()
+    trace = Trace(path.name)
+    page = None
     try:
-        nb = _run_all(page, base, token, path.name)
+        for attempt in range(1, 4):
+            page = lab.browser.new_page(viewport={"width": 1280, "height": 2000})
+            page.set_default_timeout(90_000)
+            try:
+                nb = _run_all(page, lab, path.name, trace)
+                break
+            except RunDisturbed as exc:
+                trace.log(f"第 {attempt} 次运行作废：{exc}；关掉页面和内核，从干净的副本重来")
+                page.close()
+                _shutdown_kernel(lab, path.name)
+                _write_copy(path, lab.work)
+        else:
+            raise BrowserTimeout(f"{path.name}：3 次运行都被内核对话框打断")
         errors = nb.locator(".jp-RenderedText[data-mime-type='application/vnd.jupyter.stderr']")
-        assert errors.count() == 0, "错误或 stderr 输出：" + " | ".join(errors.all_inner_texts())[:3000]
-        want = _expected_widget_views(path.name)
+        assert errors.count() == 0, "错误或 stderr 输出：" + " | ".join(errors.all_text_contents())[:3000]
         # 每个顶层控件视图渲染成输出区里的一个 .jupyter-widgets 元素（而不是“Error displaying widget”或一直在加载）
-        views = nb.locator(".jp-OutputArea-output > .jupyter-widgets")
-        expect(views).to_have_count(want)
-        broken = nb.get_by_text("Error displaying widget")
-        assert broken.count() == 0, "有控件没能显示"
-        if path.name == "01-task.ipynb":
-            box = nb.locator(".widget-text input").first
-            view = nb.locator(".widget-html").first
-            box.fill("电影难看")
-            expect(view).to_contain_text("判为 差评")
-            box.fill("剧情精彩")
-            expect(view).to_contain_text("判为 好评")
-        if path.name == "04-learning.ipynb":
-            slider = nb.locator(".widget-slider", has_text="学习率")
-            readout = slider.locator(".widget-readout")
-            before = readout.inner_text()
-            summary = slider.locator("xpath=ancestor::div[contains(@class,'widget-vbox')][1]").locator(".widget-html")
-            text_before = summary.inner_text()
-            slider.locator(".noUi-handle").focus()
-            for _ in range(5):
-                page.keyboard.press("ArrowRight")
-            expect(readout).not_to_have_text(before)
-            expect(summary).not_to_have_text(text_before)
-        if path.name == "13-transformer.ipynb":
-            # 注意力浏览器：勾上“只看前文”，“它”这一行要说明它还看不到后面的词
-            box = nb.locator(".widget-checkbox", has_text="只看前文（因果遮罩）").first
-            panel = box.locator("xpath=ancestor::div[contains(@class,'widget-vbox')][1]")
-            view = panel.locator(".widget-html").last
-            expect(view).not_to_contain_text("还看不到")
-            box.locator("input").check()
-            expect(view).to_contain_text("还看不到后面的 3 个词")
-        assert errors.count() == 0, "操作控件后出现错误：" + " | ".join(errors.all_inner_texts())[:3000]
-    except Exception:
-        shot = ROOT / "tests" / f"browser-failure-{path.stem}.png"
-        page.screenshot(path=str(shot))
-        raise
+        expect(nb.locator(".jp-OutputArea-output > .jupyter-widgets")).to_have_count(lab.views[path.name])
+        assert nb.get_by_text("Error displaying widget").count() == 0, "有控件没能显示"
+        for step in PANELS.get(path.name, []):
+            _drive(page, nb, step, trace)
+        assert errors.count() == 0, "操作控件后出现错误：" + " | ".join(errors.all_text_contents())[:3000]
+        trace.log("完成")
+        print("\n".join(trace.events))  # pytest -rP 可以看到每一步的用时
+    except Exception as exc:
+        if page is None or page.is_closed():
+            page = lab.browser.new_page(viewport={"width": 1280, "height": 2000})
+        saved = _save_artifacts(page, lab, trace, path.stem, exc)
+        where = "、".join(str(p.relative_to(ROOT) if p.is_relative_to(ROOT) else p) for p in saved)
+        pytest.fail(f"{type(exc).__name__}: {exc}\n\n现场（截图、单元格提示符、经过）已保存：{where}")
     finally:
-        page.close()
+        if page is not None:
+            page.close()
+        _shutdown_kernel(lab, path.name)
+
+
+def _panel_cells(path: Path) -> list[str]:
+    """以 `名字.widget` 结尾、保存的输出里有控件的单元格：交互面板。"""
+    nb = nbformat.read(path, as_version=4)
+    cells = []
+    for c in nb.cells:
+        last = c.source.strip().splitlines()[-1:] if c.cell_type == "code" else []
+        if last and re.fullmatch(r"[A-Za-z_]\w*\.widget", last[0].strip()) and any(
+                WIDGET_MIME in o.get("data", {}) for o in c.outputs):
+            cells.append(c.source)
+    return cells
+
+
+def test_every_panel_is_driven():
+    """新加的交互面板也要在浏览器里被操作：PANELS 里要有一行指向它的单元格。"""
+    missing = []
+    for path in NOTEBOOKS:
+        markers = {s.cell for s in PANELS.get(path.name, [])}
+        for source in _panel_cells(path):
+            if not any(m in source for m in markers):
+                missing.append(f"{path.name}: {source.strip().splitlines()[-1]}")
+    assert not missing, "这些面板没有在 PANELS 里：" + "; ".join(missing)
+    for name, steps in PANELS.items():
+        sources = [c.source for c in nbformat.read(ROOT / "notebooks" / name, as_version=4).cells
+                   if c.cell_type == "code"]
+        for step in steps:
+            assert sum(step.cell in s for s in sources) == 1, f"{name}：「{step.cell}」应当正好出现在一个代码单元格里"
