@@ -416,12 +416,21 @@ def _drive(page, nb, step: Step, trace: Trace) -> None:
     assert before.strip(), f"{step.cell}：面板输出是空的"
     if step.kind == "slider":
         readout = control.locator(".widget-readout")
-        old = readout.text_content()
+        first = readout.text_content()
         key, _, times = str(step.value).partition("*")
-        control.locator(".noUi-handle").focus()
         for _ in range(int(times or 1)):
-            page.keyboard.press(key)
-        expect(readout, f"滑块「{step.label}」没有动").not_to_have_text(old)
+            # 机器很忙时，面板刚重画完的输出区可能把焦点抢回 notebook（命令模式），按键就落空了：
+            # 每按一次都看读数变没变，没变就重新聚焦再按（读数在浏览器里更新，不经过内核，5 秒足够）
+            before_press = readout.text_content()
+            for attempt in range(5):
+                control.locator(".noUi-handle").focus()
+                page.keyboard.press(key)
+                try:
+                    expect(readout).not_to_have_text(before_press, timeout=5_000)
+                    break
+                except AssertionError:
+                    trace.log(f"滑块「{step.label}」按 {key} 没有反应（第 {attempt + 1} 次），重新聚焦")
+        expect(readout, f"滑块「{step.label}」没有动").not_to_have_text(first)
     elif step.kind == "text":
         box = control.locator("input, textarea").first
         box.fill(str(step.value))
