@@ -1,18 +1,10 @@
 """第 1 章练习的补充检查：模块里的已知错误之外，再拿几种真实会犯的错误试一试检查器，并核对课文的数。"""
 import numpy as np
 
-from nlpbook import exercises as E
 from nlpbook.datasets import TOY_REVIEWS
 from nlpbook.exercises import ch01 as ex
 from nlpbook.rules import TEXT_LEXICON, rule_predict
-
-
-def _fails(q, answer, *words):
-    r = q.evaluate(answer)
-    assert r.status == E.FAIL, r.message
-    for w in words:
-        assert w in r.message, (w, r.message)
-    return r.message
+from _exercise_checks import fails as _fails
 
 
 # ---- 选择题：不存在的选项、小写字母 -------------------------------------------------

@@ -1,17 +1,9 @@
 """第 2 章练习的补充检查：模块里的已知错误之外，再拿几种真实会犯的错误试一试检查器，并核对课文的数。"""
 import pytest
 
-from nlpbook import exercises as E
 from nlpbook.exercises import ch02 as ex
 from nlpbook.tokenizers import BPETokenizer, LongestMatchTokenizer, demo_tokenizer
-
-
-def _fails(q, answer, *words):
-    r = q.evaluate(answer)
-    assert r.status == E.FAIL, r.message
-    for w in words:
-        assert w in r.message, (w, r.message)
-    return r.message
+from _exercise_checks import fails as _fails
 
 
 # ---- 选择题与填数题 ------------------------------------------------------------

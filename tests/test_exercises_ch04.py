@@ -3,17 +3,9 @@ import math
 
 import numpy as np
 
-from nlpbook import exercises as E
 from nlpbook.exercises import ch04 as ex
 from nlpbook.linear import gradient, loss
-
-
-def _fails(q, answer, *words):
-    r = q.evaluate(answer)
-    assert r.status == E.FAIL, r.message
-    for w in words:
-        assert w in r.message, (w, r.message)
-    return r.message
+from _exercise_checks import fails as _fails
 
 
 # ---- 填数题与选择题 ------------------------------------------------------------

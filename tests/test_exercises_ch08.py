@@ -10,20 +10,7 @@ from nlpbook import exercises as E
 from nlpbook import rnn_classifier as RC
 from nlpbook.exercises import ch08 as ex
 from nlpbook.rnn import decay_influence, run_rnn, toy_record
-
-
-def _solution(q):
-    ns = {"np": np}
-    exec(q.filled, ns)
-    return ns[q.name]
-
-
-def _fails(q, fn, *needles):
-    r = q.evaluate(fn)
-    assert r.status == E.FAIL, r.message
-    for needle in needles:
-        assert needle in r.message, (needle, r.message)
-    return r.message
+from _exercise_checks import fails as _fails
 
 
 # ---- 课文的数字 ---------------------------------------------------------------------
@@ -118,8 +105,6 @@ def test_q6_extra_wrong_implementations():
     _fails(ex.q6, ones_start, "第 1 个例子")
     ok = lambda xs, Wx, Wh, b: list(run_rnn(xs, None, {"Wx": Wx, "Wh": Wh, "b": b}))  # noqa: E731 行的列表也行
     assert ex.q6.evaluate(ok).status == E.PASS
-
-
 
 
 # ---- 练习 7 的演示：接着训练与一口气训练完全相同 ------------------------------------------

@@ -1,24 +1,10 @@
 """第 9 章练习的检查器：课文的数字，以及模块里没有列出的错误实现也会被拒绝。"""
 import numpy as np
-import pytest
 
 from nlpbook import exercises as E
 from nlpbook.exercises import ch09 as ex
 from nlpbook.rnn import lstm_memory_update, lstm_output
-
-
-def _solution(q):
-    ns = {"np": np}
-    exec(q.filled, ns)
-    return ns[q.name]
-
-
-def _fails(q, fn, *needles):
-    r = q.evaluate(fn)
-    assert r.status == E.FAIL, r.message
-    for needle in needles:
-        assert needle in r.message, (needle, r.message)
-    return r.message
+from _exercise_checks import fails as _fails, solution as _solution
 
 
 def test_worked_numbers_of_the_chapter():

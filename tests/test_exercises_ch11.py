@@ -3,30 +3,12 @@
 import math
 
 import numpy as np
-import pytest
 
-from nlpbook import exercises as E
 from nlpbook.decoding import apply_temperature, decode_step, perplexity_from_probs, top_k_filter, top_p_filter
 from nlpbook.exercises import ch11 as ex
+from _exercise_checks import fails as _fails, passes as _passes, first_failing_case as _first_failing_case
 
 Z = np.log([0.6, 0.3, 0.1])
-
-
-def _fails(q, answer, *needles):
-    r = q.evaluate(answer)
-    assert r.status == E.FAIL, r.message
-    for needle in needles:
-        assert needle in r.message, (needle, r.message)
-    return r.message
-
-
-def _passes(q, answer):
-    r = q.evaluate(answer)
-    assert r.status == E.PASS, r.message
-
-
-def _first_failing_case(message):
-    return int(message.split("第 ")[1].split(" 个")[0])
 
 
 # ---- 题目里的数字 -------------------------------------------------------------

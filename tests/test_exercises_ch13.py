@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from nlpbook import exercises as E
 from nlpbook.attention import scaled_dot_product_attention
 from nlpbook.exercises import ch13 as ex
+from _exercise_checks import fails as _fails, passes as _passes
 
 X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
 V = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 2.0]])
@@ -14,19 +14,6 @@ V = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 2.0]])
 def _softmax(s):
     e = np.exp(s - s.max(axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True)
-
-
-def _fails(q, answer, *needles):
-    r = q.evaluate(answer)
-    assert r.status == E.FAIL, r.message
-    for needle in needles:
-        assert needle in r.message, (needle, r.message)
-    return r.message
-
-
-def _passes(q, answer):
-    r = q.evaluate(answer)
-    assert r.status == E.PASS, r.message
 
 
 # ---- 题目里的数字 -------------------------------------------------------------

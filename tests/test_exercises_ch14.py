@@ -1,27 +1,13 @@
 """第 14 章练习的检查器：再拿几种练习模块里没有写到的错误实现去试，都要判错并说清错在哪里；
 题目里的数字与课程的函数算出来的一致。"""
 import numpy as np
-import pytest
 
 from nlpbook import cost
-from nlpbook import exercises as E
 from nlpbook.attention import init_mha_params
 from nlpbook.exercises import ch14 as ex
+from _exercise_checks import fails as _fails, passes as _passes
 
 GiB = 2 ** 30
-
-
-def _fails(q, answer, *needles):
-    r = q.evaluate(answer)
-    assert r.status == E.FAIL, r.message
-    for needle in needles:
-        assert needle in r.message, (needle, r.message)
-    return r.message
-
-
-def _passes(q, answer):
-    r = q.evaluate(answer)
-    assert r.status == E.PASS, r.message
 
 
 # ---- 题目里的数字 -------------------------------------------------------------

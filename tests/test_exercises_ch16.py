@@ -2,25 +2,12 @@
 题目里的数字与课程的函数算出来的一致。"""
 import numpy as np
 
-from nlpbook import exercises as E
 from nlpbook.exercises import ch16 as ex
 from nlpbook.tagging import decode_independent, entity_prf, path_score, tags_to_spans, viterbi
+from _exercise_checks import fails as _fails, passes as _passes
 
 NEG = -np.inf
 UNARY = np.array([[2.0, NEG, 1.0], [NEG, 1.5, 1.8]])        # 16.3 节：北京 大学；B-ORG、I-ORG、O
-
-
-def _fails(q, answer, *needles):
-    r = q.evaluate(answer)
-    assert r.status == E.FAIL, r.message
-    for needle in needles:
-        assert needle in r.message, (needle, r.message)
-    return r.message
-
-
-def _passes(q, answer):
-    r = q.evaluate(answer)
-    assert r.status == E.PASS, r.message
 
 
 # ---- 题目里的数字 -------------------------------------------------------------

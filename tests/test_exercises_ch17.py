@@ -7,18 +7,7 @@ import pytest
 
 from nlpbook import exercises as E
 from nlpbook.exercises import ch17 as ex
-
-
-def _fails(q, answer, *needles):
-    r = q.evaluate(answer)
-    assert r.status == E.FAIL, r.message
-    for n in needles:
-        assert n in r.message, (n, r.message)
-    return r.message
-
-
-def _first_failing_case(message):
-    return int(message.split("第 ")[1].split(" 个")[0])
+from _exercise_checks import fails as _fails, first_failing_case as _first_failing_case
 
 
 # ---- 课文的数字 -----------------------------------------------------------------------

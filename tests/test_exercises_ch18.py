@@ -5,14 +5,7 @@ import pytest
 
 from nlpbook import exercises as E
 from nlpbook.exercises import ch18 as ex
-
-
-def _fails(q, answer, *needles):
-    r = q.evaluate(answer)
-    assert r.status == E.FAIL, r.message
-    for n in needles:
-        assert n in r.message, (n, r.message)
-    return r.message
+from _exercise_checks import fails as _fails
 
 
 # ---- 课文的数字 -----------------------------------------------------------------------
