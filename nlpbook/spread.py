@@ -1,0 +1,207 @@
+"""结果的波动：多个随机种子的均值 ± 标准差、评测集上的自助法（bootstrap）区间，以及实验记录。教学位置：第 18.3 节（比较要看波动）。
+
+一个数字不够：换一个种子、换一份测试样本，准确率都会动。这里只做三件事：
+- over_seeds(fn, seeds)：对每个种子跑一次，得到 Spread（均值、样本标准差、每次的值）；
+- bootstrap_ci / paired_bootstrap：对评测集有放回地重抽样，得到指标（或两个方法之差）的 95% 区间；
+- separated(a, b)：两个 Spread 的 t 区间不重叠时，才说一个比另一个好。
+记录（record）是长训练脚本写下的 JSON：设置、种子、每个种子的结果、CPU 时间；notebook 读它画图，
+再用 Spread.contains 检查现场跑的那一个种子落在记录的范围里。
+例：over_seeds(lambda s: [0.80, 0.82, 0.81][s], [0, 1, 2]) -> Spread(mean=0.81, sd=0.01, n=3)
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["Spread", "over_seeds", "bootstrap_ci", "paired_bootstrap", "separated", "record_path", "save_record",
+           "load_record"]
+
+RECORDS = Path(__file__).resolve().parent / "records"
+
+# 双侧 95% 的 t 分位数（自由度 1..30）；更大的自由度用 1.96。只用 numpy，不依赖 scipy。
+_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+         2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
+
+
+def _t975(df: int) -> float:
+    return _T975[df - 1] if df <= len(_T975) else 1.96
+
+
+@dataclass(frozen=True)
+class Spread:
+    """同一设置跑多次（多个种子）的结果：values 是每次的值；mean 与 sd（样本标准差，ddof=1）由它算出。"""
+    values: tuple
+    seeds: tuple = field(default=())
+
+    def __post_init__(self):
+        vals = tuple(float(v) for v in self.values)
+        if not vals:
+            raise ValueError("Spread 至少需要一个值")
+        if not all(math.isfinite(v) for v in vals):
+            raise ValueError(f"Spread 的值必须是有限数，收到 {vals}")
+        if self.seeds and len(self.seeds) != len(vals):
+            raise ValueError(f"seeds 与 values 长度不同：{len(self.seeds)} 对 {len(vals)}")
+        object.__setattr__(self, "values", vals)
+        object.__setattr__(self, "seeds", tuple(self.seeds))
+
+    @property
+    def n(self) -> int:
+        return len(self.values)
+
+    @property
+    def mean(self) -> float:
+        return float(np.mean(self.values))
+
+    @property
+    def sd(self) -> float:
+        return float(np.std(self.values, ddof=1)) if self.n > 1 else 0.0
+
+    def interval(self) -> tuple[float, float]:
+        """均值的 95% t 区间：mean ± t(0.975, n−1)·sd/√n；只有一个值时区间退化成这个值。"""
+        if self.n == 1:
+            return (self.mean, self.mean)
+        half = _t975(self.n - 1) * self.sd / math.sqrt(self.n)
+        return (self.mean - half, self.mean + half)
+
+    def contains(self, x: float, n_sd: float = 2.0) -> bool:
+        """x 是否落在记录的范围里：[min − n_sd·sd, max + n_sd·sd]。用来检查现场跑的一个种子与记录一致。"""
+        slack = n_sd * self.sd
+        return min(self.values) - slack <= float(x) <= max(self.values) + slack
+
+    def format(self, digits: int = 3) -> str:
+        """'0.812 ± 0.006（3 个种子）'。"""
+        return f"{self.mean:.{digits}f} ± {self.sd:.{digits}f}（{self.n} 个种子）"
+
+    def __str__(self) -> str:
+        return self.format()
+
+
+def over_seeds(fn, seeds) -> Spread:
+    """对每个种子调用 fn(seed)（返回一个数），收集成 Spread。种子必须是互不相同的非负整数。"""
+    seeds = tuple(seeds)
+    if not seeds:
+        raise ValueError("seeds 不能为空")
+    if any(not isinstance(s, (int, np.integer)) or isinstance(s, bool) or s < 0 for s in seeds):
+        raise ValueError(f"seeds 必须是非负整数，收到 {seeds}")
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"seeds 不能重复，收到 {seeds}")
+    return Spread(tuple(float(fn(int(s))) for s in seeds), tuple(int(s) for s in seeds))
+
+
+def _check_boot(n_boot: int, level: float):
+    if not isinstance(n_boot, (int, np.integer)) or isinstance(n_boot, bool) or n_boot < 100:
+        raise ValueError(f"n_boot 必须是不小于 100 的整数，收到 {n_boot!r}")
+    if not 0 < level < 1:
+        raise ValueError(f"level 必须在 (0, 1) 之间，收到 {level!r}")
+
+
+def _as_arrays(*arrays):
+    out = [np.asarray(a) for a in arrays]
+    n = len(out[0])
+    if n == 0:
+        raise ValueError("评测集不能为空")
+    if any(a.ndim != 1 or len(a) != n for a in out):
+        raise ValueError(f"y_true 与预测必须是等长的一维数组，收到形状 {[a.shape for a in out]}")
+    return out
+
+
+def _accuracy(t, p):
+    return float(np.mean(t == p))
+
+
+def bootstrap_ci(y_true, y_pred, metric=None, n_boot: int = 1000, seed: int = 0, level: float = 0.95):
+    """指标在评测集上的自助法区间：返回 (点估计, 下界, 上界)。
+
+    每次有放回地抽 len(y_true) 个样本，算一次 metric(y_true[idx], y_pred[idx])（默认准确率），
+    取这些值的 (1−level)/2 与 (1+level)/2 分位数。区间反映的是“换一份同样大小的测试集”会带来的波动。
+    """
+    _check_boot(n_boot, level)
+    t, p = _as_arrays(y_true, y_pred)
+    metric = metric or _accuracy
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(t), size=(n_boot, len(t)))
+    stats = np.array([metric(t[i], p[i]) for i in idx])
+    lo, hi = np.quantile(stats, [(1 - level) / 2, (1 + level) / 2])
+    return float(metric(t, p)), float(lo), float(hi)
+
+
+def paired_bootstrap(y_true, pred_a, pred_b, metric=None, n_boot: int = 1000, seed: int = 0, level: float = 0.95):
+    """两个方法在同一评测集上的差 metric(a) − metric(b) 的自助法区间：返回 (差, 下界, 上界)。
+
+    两个方法用同一组重抽样的下标（配对），所以两者共有的难易波动会抵消。区间不含 0 时才说谁更好。
+    """
+    _check_boot(n_boot, level)
+    t, a, b = _as_arrays(y_true, pred_a, pred_b)
+    metric = metric or _accuracy
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(t), size=(n_boot, len(t)))
+    diffs = np.array([metric(t[i], a[i]) - metric(t[i], b[i]) for i in idx])
+    lo, hi = np.quantile(diffs, [(1 - level) / 2, (1 + level) / 2])
+    return float(metric(t, a) - metric(t, b)), float(lo), float(hi)
+
+
+def separated(a: Spread, b: Spread) -> int:
+    """比较两个 Spread：a 的 95% t 区间整个在 b 的之上返回 1，之下返回 −1，重叠（分不出）返回 0。"""
+    if not isinstance(a, Spread) or not isinstance(b, Spread):
+        raise TypeError("separated 需要两个 Spread")
+    (alo, ahi), (blo, bhi) = a.interval(), b.interval()
+    if alo > bhi:
+        return 1
+    if ahi < blo:
+        return -1
+    return 0
+
+
+def _jsonable(x):
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, float) and not math.isfinite(x):
+        raise ValueError(f"记录里不能有 NaN 或无穷大：{x}")
+    return x
+
+
+def record_path(name: str) -> Path:
+    """随包附带的实验记录的路径：nlpbook/records/<name>.json（由 scripts/ 下的长训练脚本写出）。"""
+    if not isinstance(name, str) or not name or "/" in name or "\\" in name or name.startswith("."):
+        raise ValueError(f"记录名必须是不含路径分隔符的非空字符串，收到 {name!r}")
+    return RECORDS / f"{name}.json"
+
+
+def save_record(path, *, name: str, settings: dict, seeds, results: dict, cpu_seconds: float) -> dict:
+    """写一条实验记录（JSON，键排好序、缩进 1，便于在 git 里看差异）并返回它。
+
+    results: 方法名 → 每个种子的值的列表（与 seeds 等长），或 → {指标名: 列表}。
+    """
+    seeds = [int(s) for s in seeds]
+    for method, res in results.items():
+        lists = res.values() if isinstance(res, dict) else [res]
+        for vals in lists:
+            if len(vals) != len(seeds):
+                raise ValueError(f"{method} 的结果有 {len(vals)} 个，种子有 {len(seeds)} 个")
+    rec = _jsonable({"name": name, "settings": settings, "seeds": seeds, "results": results,
+                     "cpu_seconds": round(float(cpu_seconds), 1)})
+    Path(path).write_text(json.dumps(rec, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return rec
+
+
+def load_record(path) -> dict:
+    """读一条实验记录；results 里每个列表换成 Spread（带上种子）。"""
+    rec = json.loads(Path(path).read_text(encoding="utf-8"))
+    for key in ("name", "settings", "seeds", "results", "cpu_seconds"):
+        if key not in rec:
+            raise ValueError(f"{path} 不是实验记录：缺少 {key!r}")
+    seeds = tuple(rec["seeds"])
+
+    def spread(vals):
+        return Spread(tuple(vals), seeds)
+    rec["results"] = {m: ({k: spread(v) for k, v in r.items()} if isinstance(r, dict) else spread(r))
+                      for m, r in rec["results"].items()}
+    return rec
