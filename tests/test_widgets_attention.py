@@ -177,3 +177,77 @@ def test_bad_shapes_and_types():
         AttentionExplorer.from_maps(np.full((1, 1, 3, 3), 1 / 3), list("abc"), layer=1)
     with pytest.raises(TypeError, match="要么都给出"):
         AttentionExplorer(tokens=TOKENS)
+
+
+def _chips(view: str) -> dict:
+    """连线图里每个头的色块底色深浅：{头: {token 位置: fill-opacity}}。"""
+    out = {}
+    for head, key, w, op in re.findall(r'<rect class="chip" data-head="([^"]*)" data-key="(\d+)" '
+                                       r'data-weight="([\d.]+)"[^>]*fill-opacity="([\d.]+)"', view):
+        assert w == op
+        out.setdefault(head, {})[int(key)] = float(op)
+    return out
+
+
+def _links(view: str) -> dict:
+    out = {}
+    for head, key, op in re.findall(r'<path class="link" data-head="([^"]*)" data-key="(\d+)" '
+                                    r'data-weight="[\d.]+"[^>]*stroke-opacity="([\d.]+)"', view):
+        out.setdefault(head, {})[int(key)] = float(op)
+    return out
+
+
+def test_link_picture_intensities_are_the_attention_weights():
+    p = AttentionExplorer()
+    w = demo_heads()
+    chips, links = _chips(p.view.value), _links(p.view.value)
+    assert set(chips) == set(HEADS) == set(links)
+    for h in HEADS:
+        assert [chips[h][j] for j in range(len(TOKENS))] == pytest.approx(w[h][IT_INDEX], abs=6e-5)
+        assert [links[h][j] for j in range(len(TOKENS))] == pytest.approx(w[h][IT_INDEX], abs=6e-5)
+    # 换一个提问的词，深浅跟着变，仍然等于新一行的权重
+    p.query.value = 2
+    moved = _chips(p.view.value)
+    assert moved != chips
+    for h in HEADS:
+        assert [moved[h][j] for j in range(len(TOKENS))] == pytest.approx(w[h][2], abs=6e-5)
+    p.head.value = "指代头"
+    assert set(_chips(p.view.value)) == {"指代头"}
+
+
+def test_link_picture_masked_keys_have_zero_intensity_and_no_line():
+    p = AttentionExplorer()
+    p.causal.value = True
+    chips, links = _chips(p.view.value), _links(p.view.value)
+    d = explorer_data(TOKENS, SCORES, IT_INDEX, causal=True)
+    for h in HEADS:
+        assert all(chips[h][j] == 0 for j in range(IT_INDEX + 1, len(TOKENS)))
+        assert sorted(links[h]) == list(range(IT_INDEX + 1))          # 只连向看得见的词
+        assert [chips[h][j] for j in range(len(TOKENS))] == pytest.approx(d["weights"][h], abs=6e-5)
+    assert p.view.value.count('fill="url(#attn-hatch)"') == len(TOKENS) - IT_INDEX - 1
+    p.step.value = "scores"                                              # 第 ① 步还没有权重：不画连线图
+    assert 'class="links"' not in p.view.value
+
+
+def test_trained_explorer_links_and_fits_900px():
+    from nlpbook.tiny_transformer import load_pretrained
+    m = load_pretrained()
+    text = "\n这家酒店的服务很好，房间也很干净，下次还会再来。"
+    maps = np.array(m.attention_maps(text))
+    q = list(text).index("还")
+    e = AttentionExplorer.from_maps(maps, list(text), layer=1, head=3, query=q)
+    chips = _chips(e.view.value)["头 4"]
+    assert [chips[j] for j in range(len(text))] == pytest.approx(np.where(np.arange(len(text)) <= q, maps[1, 3, q], 0),
+                                                                  abs=6e-5)
+    assert all(chips[j] == 0 for j in range(q + 1, len(text)))
+    e.query.value = 5
+    assert [_chips(e.view.value)["头 4"][j] for j in range(len(text))] == \
+        pytest.approx(maps[1, 3, 5], abs=6e-5)
+    e.head.value = OVERLAY
+    assert set(_chips(e.view.value)) == {f"头 {h + 1}" for h in range(maps.shape[1])}
+    # 放得进 900 px 的栏：连线图最宽 860 px；数字表分成几张，每张的列数 × 列宽不超过 860 px
+    v = e.view.value
+    assert int(re.search(r'<svg[^>]*class="links" width="(\d+)"', v).group(1)) <= 860
+    tables = re.findall(r"<table.*?</table>", v)
+    assert len(tables) >= 2 and all(t.count("<th") * 48 <= 860 for t in tables)
+    assert sum(t.count("<th") for t in tables) == len(text)

@@ -4,4 +4,5 @@
   - ``widget``：放进 notebook 显示的 ipywidgets 容器；
   - 若干控件属性（如 ``text``、``lr``），在测试里直接设置 ``.value``；
   - ``view``：一个 HTML 控件，控件一动它的 ``value`` 就变（测试检查它）。
+面板类都继承 ``_base.Panel``：控件用 ``watch`` 登记，重画期间又来的变化合并成一次（不排队）。
 """

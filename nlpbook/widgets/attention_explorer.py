@@ -7,6 +7,7 @@
 - 权重表（kind="weights"）：已经归一化的权重，例如 tiny_transformer.attention_maps 给出的训练好的模型的各个头；
   只能看第 ② 步。遮罩后的权重 = 把看不到的位置置 0 再按行重新归一化（与先遮罩再 softmax 完全相同）。
 计算全在 explorer_data 里，explorer_html 只负责画；AttentionExplorer 是外面一层 ipywidgets 薄壳。
+第 ② ③ 步上方有一张连线图（links_svg）：从提问的词连向每个词，线和色块的深浅就是权重。
 颜色取自 Okabe–Ito 色盲友好配色；看不到的位置另用灰色斜纹和“—”/“−∞”标出，不只靠颜色区分。
 """
 from __future__ import annotations
@@ -18,12 +19,15 @@ import numpy as np
 
 from ..attention import apply_mask, causal_mask, masked_softmax
 from ..attention_demo import HEADS, IT_INDEX, demo_score_matrix, demo_sentence, demo_values
+from ..svgplot import text_width
+from ._base import Panel
 
-__all__ = ["STEPS", "OVERLAY", "explorer_data", "explorer_html", "AttentionExplorer"]
+__all__ = ["STEPS", "OVERLAY", "explorer_data", "links_svg", "explorer_html", "AttentionExplorer"]
 
 STEPS = (("① 打分", "scores"), ("② softmax", "softmax"), ("③ 加权求和", "output"))
 OVERLAY = "overlay"
 HEAD_COLORS = ("#CC79A7", "#0072B2", "#009E73", "#E69F00", "#D55E00", "#56B4E9")  # Okabe–Ito
+MAX_WIDTH = 860   # 视图放得进 900 px 的 notebook 栏
 _HATCH = "repeating-linear-gradient(45deg,#eeeeee,#eeeeee 4px,#d0d0d0 4px,#d0d0d0 8px)"
 _STEP_NOTE = {
     "scores": "① 打分：提问的词和每个词各得一个相关度分数（Q 与 K 的点积，再除以 √d）。分数越高，下一步的权重越大。",
@@ -102,6 +106,71 @@ def explorer_data(tokens, heads: dict, query: int, step: str = "softmax", head: 
             "output": output}
 
 
+def links_svg(tokens, weights: dict, query: int, visible=None, colors=None, max_width: int = MAX_WIDTH) -> str:
+    """提问的词连向每个词的线，和底色深浅表示权重的 token 色块（SVG）。教学位置：第 13 章“注意力浏览器”一节。
+
+    weights 是 {头: 一行权重 (T,)}；每个头一种颜色。线的不透明度等于权重、粗细随权重变；色块里每个头占一条，
+    底色的不透明度（fill-opacity）就等于这个头给这个词的权重。visible 为 False 的位置（只看前文时的后文）
+    画成灰色斜纹，权重 0，没有线。每个色块和每条线都带 data-head / data-key / data-weight（四位小数）。
+    例：links_svg(["我", "爱", "你"], {"头 1": [0.2, 0.3, 0.5]}, query=2) → 三个色块，第三个最深。
+    """
+    T = len(tokens)
+    names = list(weights)
+    rows = {n: np.asarray(weights[n], dtype=float) for n in names}
+    if any(r.shape != (T,) for r in rows.values()):
+        raise ValueError(f"weights 的每一行长度都应为 {T}（token 数）")
+    vis = np.ones(T, dtype=bool) if visible is None else np.asarray(visible, dtype=bool)
+    colors = list(colors or HEAD_COLORS[:len(names)])
+    size, gap, chip_h, arc_h, top = 14, 4, 26, 64, 6
+    widths = [max(24.0, text_width(t, size) + 10) for t in tokens]
+    xs, x = [], 4.0
+    for w in widths:
+        xs.append(x)
+        x += w + gap
+    total = x + 4 - gap
+    base = top + arc_h + 6                      # 色块的上沿
+    H = base + chip_h + 6
+    cx = [xs[j] + widths[j] / 2 for j in range(T)]
+    span = max(max(cx) - min(cx), 1.0)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="links" width="{min(total, max_width):.0f}" '
+           f'height="{H * min(1.0, max_width / total):.0f}" viewBox="0 0 {total:.1f} {H:.1f}" '
+           f'style="max-width:100%;font-family:sans-serif">',
+           '<defs><pattern id="attn-hatch" width="6" height="6" patternUnits="userSpaceOnUse" '
+           'patternTransform="rotate(45)"><rect width="6" height="6" fill="#eeeeee"/>'
+           '<line x1="0" y1="0" x2="0" y2="6" stroke="#c8c8c8" stroke-width="3"/></pattern></defs>']
+    for n, c in zip(names, colors):            # 线：从提问的词的上沿连到每个看得见的词
+        for j in range(T):
+            if not vis[j]:
+                continue
+            w = float(rows[n][j])
+            if j == query:                      # 看自己：一个小圈
+                d = (f"M{cx[j] - 5:.1f},{base:.1f} C{cx[j] - 14:.1f},{base - 26:.1f} "
+                     f"{cx[j] + 14:.1f},{base - 26:.1f} {cx[j] + 5:.1f},{base:.1f}")
+            else:
+                h = 14 + (arc_h - 14) * abs(cx[j] - cx[query]) / span
+                d = (f"M{cx[query]:.1f},{base:.1f} Q{(cx[query] + cx[j]) / 2:.1f},{base - 2 * h:.1f} "
+                     f"{cx[j]:.1f},{base:.1f}")
+            out.append(f'<path class="link" data-head="{html.escape(n)}" data-key="{j}" data-weight="{w:.4f}" '
+                       f'd="{d}" fill="none" stroke="{c}" stroke-opacity="{w:.4f}" '
+                       f'stroke-width="{0.5 + 6 * w:.2f}"/>')
+    band = chip_h / len(names)
+    for j in range(T):                          # 色块：每个头一条，底色深浅 = 权重
+        if not vis[j]:
+            out.append(f'<rect class="chip" data-key="{j}" data-weight="0.0000" x="{xs[j]:.1f}" y="{base:.1f}" '
+                       f'width="{widths[j]:.1f}" height="{chip_h}" rx="4" fill="url(#attn-hatch)"/>')
+        for i, (n, c) in enumerate(zip(names, colors)):
+            w = float(rows[n][j]) if vis[j] else 0.0
+            out.append(f'<rect class="chip" data-head="{html.escape(n)}" data-key="{j}" data-weight="{w:.4f}" '
+                       f'x="{xs[j]:.1f}" y="{base + i * band:.1f}" width="{widths[j]:.1f}" height="{band:.1f}" '
+                       f'fill="{c}" fill-opacity="{w:.4f}"/>')
+        stroke = ' stroke="#000" stroke-width="2.5"' if j == query else ' stroke="#999" stroke-width="0.8"'
+        out.append(f'<rect x="{xs[j]:.1f}" y="{base:.1f}" width="{widths[j]:.1f}" height="{chip_h}" rx="4" '
+                   f'fill="none"{stroke}/>')
+        out.append(f'<text x="{cx[j]:.1f}" y="{base + chip_h / 2 + size * 0.36:.1f}" font-size="{size}" '
+                   f'text-anchor="middle" fill="{"#000" if vis[j] else "#888"}">{html.escape(tokens[j])}</text>')
+    return "".join(out) + "</svg>"
+
+
 def _bar(frac: float, color: str, width: int = 14) -> str:
     h = max(1, round(60 * frac)) if frac > 0 else 0
     return (f"<div style='display:inline-block;vertical-align:bottom;width:{width}px;height:{h}px;"
@@ -144,18 +213,27 @@ def explorer_html(tokens, heads: dict, query: int, step: str = "softmax", head: 
                 for j in range(len(tokens))]
     else:
         cols = [[(float(d["weights"][n][j]), float(d["weights"][n][j])) for n in names] for j in range(len(tokens))]
-    head_th = "".join(
-        f"<th style='padding:2px 4px;{'border-bottom:3px solid #000;' if j == q else ''}"
-        f"{'color:#888;' if not vis[j] else ''}'>{html.escape(t)}</th>" for j, t in enumerate(show))
-    cells = "".join(_cell(cols[j], bool(vis[j]), step, colors) for j in range(len(tokens)))
+    head_th = [f"<th style='padding:2px 4px;{'border-bottom:3px solid #000;' if j == q else ''}"
+               f"{'color:#888;' if not vis[j] else ''}'>{html.escape(t)}</th>" for j, t in enumerate(show)]
+    cells = [_cell(cols[j], bool(vis[j]), step, colors) for j in range(len(tokens))]
+    # 一列约多宽（三位小数的等宽数字或 token 本身）；太多列时分成几张表上下排，放得进 900 px 的栏
+    col_w = max([48.0] + [text_width(t, 14) + 10 for t in show])
+    per = max(1, int(MAX_WIDTH // col_w))
+    tables = "".join(f"<table style='border-collapse:collapse;margin-bottom:4px'><tr>{''.join(head_th[a:a + per])}"
+                     f"</tr><tr>{''.join(cells[a:a + per])}</tr></table>" for a in range(0, len(tokens), per))
     legend = "　".join(f"<span style='color:{c}'>■</span> {html.escape(n)}" for n, c in zip(names, colors))
+    picture = ""
+    if step != "scores":
+        picture = (links_svg(show, {n: d["weights"][n] for n in names}, q, vis, colors)
+                   + "<div style='color:#444;font-size:12px'>上图：从「" + qtok + "」连出的线越粗越深、"
+                   "色块底色越深，它给那个词的权重越大（每个头一种颜色，色块里每个头占一条）。</div>")
     which = "叠加（" + " + ".join(names) + "）" if head == OVERLAY else names[0]
     where = f"<b>{html.escape(context)}</b>　" if context else ""
-    parts = [f"<div style='font-family:sans-serif'><div>提问的词：<b>「{qtok}」</b>（第 {q + 1} 个）　{where}"
+    parts = [f"<div style='font-family:sans-serif;max-width:{MAX_WIDTH + 40}px'><div>提问的词：<b>「{qtok}」</b>（第 {q + 1} 个）　{where}"
              f"头：<b>{html.escape(which)}</b>　只看前文：<b>{'开' if causal else '关'}</b></div>",
              f"<div style='color:#444;margin:2px 0'>{_STEP_NOTE['weights' if kind == 'weights' else step]}</div>",
-             f"<table style='border-collapse:collapse'><tr><th></th>{head_th}</tr>"
-             f"<tr><td style='font-size:11px;white-space:nowrap'>{legend}</td>{cells}</tr></table>"]
+             picture,
+             f"<div style='font-size:12px;margin-top:4px'>{legend}</div>{tables}"]
     hidden = [show[j] for j in range(len(tokens)) if not vis[j]]
     if hidden:
         parts.append(f"<div>只看前文：「{qtok}」还看不到后面的 {len(hidden)} 个词（"
@@ -194,7 +272,7 @@ def _query_picker(tokens, query):
     return W.Dropdown(options=opts, value=query, description="提问的词", style={"description_width": "initial"})
 
 
-class AttentionExplorer:
+class AttentionExplorer(Panel):
     """注意力浏览器面板。控件：query（提问的词）、step（三步）、head（单个头或叠加）、causal（只看前文）；
     训练好的模型（from_maps）另有 layer（第几层）。``view`` 是 HTML 控件，``widget`` 是整个面板。
     教学位置：第 13 章“注意力浏览器”与“在真实数据上试一试”两节。
@@ -261,17 +339,15 @@ class AttentionExplorer:
             self.layer = W.Dropdown(options=[(f"第 {i + 1} 层", i) for i in range(maps.shape[0])], value=0,
                                     description="层", layout=W.Layout(width="160px"))
             rows = [self.query, W.HBox([self.layer, self.causal]), self.head]
-            self.layer.observe(lambda _: self._layer_changed(), names="value")
+            self.watch([self.layer], prep=self._layer_changed)
         self.view = W.HTML()
-        for c in (self.query, self.step, self.head, self.causal):
-            c.observe(lambda _: self.update(), names="value")
+        self.watch((self.query, self.step, self.head, self.causal))
         self.update()
         self.widget = W.VBox(rows + [self.view])
 
-    def _layer_changed(self) -> None:
+    def _layer_changed(self, _=None) -> None:
         L = int(self.layer.value)
         self.heads = {f"头 {h + 1}": self._maps[L, h] for h in range(self._maps.shape[1])}
-        self.update()
 
     def update(self) -> None:
         context = "" if self.layer is None else f"第 {int(self.layer.value) + 1} 层"

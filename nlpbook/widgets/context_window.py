@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 
 import ipywidgets as W
+from ._base import Panel
 
 __all__ = ["STORY", "FILLER", "QUESTION", "NAME", "UNANSWERABLE", "MIN_WINDOW", "context_text",
            "window_view", "context_window_html", "ContextWindowPanel"]
@@ -82,7 +83,7 @@ def context_window_html(n: int, text: str | None = None, name: str = NAME) -> st
     return head + body + answer
 
 
-class ContextWindowPanel:
+class ContextWindowPanel(Panel):
     """窗口大小滑块（50—650 个 token，步长 10）；``view`` 显示窗口内外的文字与预设回答。"""
 
     def __init__(self, n: int = 650, step: int = 10):
@@ -90,7 +91,7 @@ class ContextWindowPanel:
         self.n = W.IntSlider(value=n, min=MIN_WINDOW, max=total, step=step, description="窗口（token）",
                              style={"description_width": "initial"}, layout=W.Layout(width="480px"))
         self.view = W.HTML()
-        self.n.observe(lambda _: self.update(), names="value")
+        self.watch([self.n])
         self.update()
         self.widget = W.VBox([self.n, self.view])
 

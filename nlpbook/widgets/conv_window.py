@@ -11,6 +11,7 @@ import ipywidgets as W
 
 from ..cnn import receptive_field, windows
 from ..palette import PALETTE
+from ._base import Panel
 
 DEFAULT_TOKENS = ("这部", "电影", "不", "太", "好看")
 TRY = "试一试：宽度停在 3，把层数一格一格往上拖：最底下一行每层多盖住 2 个词，拖到第几层时右边的红点变成绿点？"
@@ -110,7 +111,7 @@ def windows_html(tokens, width: int, layers: int = 1, distance: int = 20) -> str
             f"<div style='color:#555'>{TRY}</div>")
 
 
-class ConvWindowPanel:
+class ConvWindowPanel(Panel):
     """窗口宽度、层数两个滑块；``view`` 显示窗口与感受野。"""
 
     def __init__(self, tokens=DEFAULT_TOKENS, width: int = 3, layers: int = 1, distance: int = 20):
@@ -118,8 +119,7 @@ class ConvWindowPanel:
         self.width = W.IntSlider(value=width, min=1, max=5, description="窗口宽度")
         self.layers = W.IntSlider(value=layers, min=1, max=12, description="层数")
         self.view = W.HTML(layout=W.Layout(max_width="900px"))
-        for c in (self.width, self.layers):
-            c.observe(lambda _: self.update(), names="value")
+        self.watch((self.width, self.layers))
         self.update()
         self.widget = W.VBox([W.HBox([self.width, self.layers]), self.view])
 

@@ -5,6 +5,7 @@ import ipywidgets as W
 
 from ..rnn import decay_influence, toy_record
 from ..svgplot import fmt_number, line_chart
+from ._base import Panel
 
 TOY_FEATURES = {"猫": 1.0, "追": 0.0, "狗": 2.0}
 TRY = "试一试：系数停在 0.9，再拖到 1.1，步数拉到 30：一个缩到零头，一个涨到十几倍。"
@@ -35,7 +36,7 @@ def decay_html(decay: float, steps: int) -> str:
             f"<div style='color:#555'>{TRY}</div>")
 
 
-class DecayPanel:
+class DecayPanel(Panel):
     """系数滑块和步数滑块；``view`` 显示曲线与数字。"""
 
     def __init__(self, decay: float = 0.5, steps: int = 10):
@@ -44,8 +45,7 @@ class DecayPanel:
                                    readout_format=".2f", style=style)
         self.steps = W.IntSlider(value=steps, min=1, max=30, description="步数", style=style)
         self.view = W.HTML()
-        for c in (self.decay, self.steps):
-            c.observe(lambda _: self.update(), names="value")
+        self.watch((self.decay, self.steps))
         self.update()
         self.widget = W.VBox([W.HBox([self.decay, self.steps]), self.view])
 

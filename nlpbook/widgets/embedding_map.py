@@ -17,6 +17,7 @@ import numpy as np
 
 from ..embedding import analogy, nearest
 from ..svgplot import scatter_chart
+from ._base import Panel
 
 QUERY, NEIGHBOUR, RESULT = "#EE6677", "#4477AA", "#228833"
 WARN = "#AA3377"
@@ -78,7 +79,7 @@ def map_html(table, words, coords, word: str, k: int = 3, equation=None, metric:
             f"（按{unit}）：{items}</div>" + "".join(lines) + f"<div style='color:#555'>{TRY}</div>")
 
 
-class EmbeddingMap:
+class EmbeddingMap(Panel):
     """选词（下拉框）、近邻个数（滑块）、算式 a − b + c（三个下拉框，可关掉）。``view`` 显示结果。
 
     下拉框只列 word_choices 认定的词（明确传进来的 word、equation 例外）；关掉算式时三个下拉框变灰。
@@ -105,8 +106,7 @@ class EmbeddingMap:
         self.a, self.b, self.c = (W.Dropdown(options=self.choices, value=v, layout=W.Layout(width="110px"))
                                   for v in eq)
         self.view = W.HTML(layout=W.Layout(max_width="900px"))
-        for ctl in (self.word, self.k, self.use_equation, self.a, self.b, self.c):
-            ctl.observe(lambda _: self.update(), names="value")
+        self.watch((self.word, self.k, self.use_equation, self.a, self.b, self.c))
         self.update()
         equation_row = W.HBox([self.use_equation, self.a, W.Label("−"), self.b, W.Label("+"), self.c])
         self.widget = W.VBox([W.HBox([self.word, self.k]), equation_row, self.view])

@@ -22,6 +22,7 @@ import numpy as np
 from ..decoding import apply_temperature, top_k_filter, top_p_filter
 from ..rnn import gru_step
 from ..svgplot import bar_chart
+from ._base import Panel
 
 __all__ = ["MAX_PROMPT_CHARS", "TRY", "percent", "model_window", "prompt_for_model", "next_token_view",
            "continuations", "panel_html", "GenerationPanel"]
@@ -157,37 +158,46 @@ def _top_order(probs: np.ndarray, n: int) -> np.ndarray:
 def _fast_steps(Z: np.ndarray, temperature: float, top_k: int, top_p: float, rngs) -> list[int]:
     """对每一行 logits 做一步 decoding.decode_step（温度 → top-k → top-p → 抽样），几行一起算，
     算术与 decode_step 相同，只省去逐步的输入检查。只在面板内部、对模型给出的有限 logits 使用；
-    测试逐个核对它与 decode_step 选出同一个编号。"""
+    测试逐个核对它与 decode_step 选出同一个编号。
+
+    为了快：过滤之后只在留下的候选上（按编号从小到大）累加概率、抽样，不再为几千个 0 建整张表；
+    被过滤掉的概率是 0，不改变累计分布，所以抽到的编号相同。"""
     if temperature == 0.0:  # 贪心：过滤不改变最大值的位置
         return [int(i) for i in np.argmax(Z, axis=1)]
+    # functional.softmax = exp(log_softmax)；每行最大值处 scaled 恰好是 0，所以不必再减一次最大值
     scaled = np.maximum((Z - Z.max(axis=1, keepdims=True)) / temperature, -1e300)
-    shifted = scaled - scaled.max(axis=1, keepdims=True)  # functional.softmax = exp(log_softmax)
-    P = np.exp(shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True)))
+    P = np.exp(scaled - np.log(np.exp(scaled).sum(axis=1, keepdims=True)))
+    V = P.shape[1]
+    if not top_k and top_p >= 1.0:  # 不过滤：几行一起累加
+        C = np.cumsum(P, axis=1)
+        C /= C[:, -1:]
+        return [int(min(np.searchsorted(c, rng.random(), side="right"), V - 1)) for c, rng in zip(C, rngs)]
     out = []
     for probs, rng in zip(P, rngs):
-        if top_k and top_k < probs.size:
-            keep = _top_order(probs, top_k)[:top_k]
-            kept = np.zeros_like(probs)
-            kept[keep] = probs[keep]
-            probs = kept / kept.sum()
-        elif top_k:
-            probs = probs / probs.sum()
+        idx = None                                   # 留下的候选（编号从小到大）；None 表示全部
+        if top_k and top_k < V:
+            idx = np.sort(_top_order(probs, top_k)[:top_k])
+            sub = probs[idx]
+            sub = sub / sub.sum()
+        else:
+            sub = probs / probs.sum() if top_k else probs
         if top_p < 1.0:
-            total, m = probs.sum(), probs.size + 1
-            size = min(64, probs.size)
-            while m > probs.size:  # 先只排前 size 个；累计概率不够 p 时再多排一些
-                order = _top_order(probs, size)
-                cum = np.cumsum(probs[order]) / total
+            total, n, m = sub.sum(), sub.size, sub.size + 1
+            size = min(64, n)
+            while m > n:  # 先只排前 size 个；累计概率不够 p 时再多排一些
+                order = _top_order(sub, size)
+                cum = np.cumsum(sub[order]) / total
                 m = int(np.searchsorted(cum, top_p - 1e-9, side="left")) + 1
                 if m > order.size:
-                    m = probs.size + 1 if order.size < probs.size else probs.size
-                    size = min(probs.size, 4 * size)
-            kept = np.zeros_like(probs)
-            kept[order[:m]] = probs[order[:m]]
-            probs = kept / kept.sum()
-        cdf = np.cumsum(probs)
+                    m = n + 1 if order.size < n else n
+                    size = min(n, 4 * size)
+            pos = np.sort(order[:m])
+            idx = pos if idx is None else idx[pos]
+            sub = sub[pos] / sub[pos].sum()
+        cdf = np.cumsum(sub)
         cdf /= cdf[-1]
-        out.append(int(min(np.searchsorted(cdf, rng.random(), side="right"), probs.size - 1)))
+        j = int(min(np.searchsorted(cdf, rng.random(), side="right"), sub.size - 1))
+        out.append(j if idx is None else int(idx[j]))
     return out
 
 
@@ -245,7 +255,7 @@ def panel_html(view: dict, samples: list[str], prompt: str, temperature: float, 
             + f"<div>采样出的续写（灰色是提示词的结尾，蓝色是模型写的）：</div><ol>{rows}</ol>")
 
 
-class GenerationPanel:
+class GenerationPanel(Panel):
     """提示词输入框、温度（0 = 贪心，0.1—5）、top-k（0 = 不过滤）、top-p（1 = 不过滤）、随机种子。
 
     缓存：提示词 → 读完它的状态与第一步的 logits；(提示词, T, k, p) → 条形图数据；再加种子 → 续写。
@@ -271,8 +281,7 @@ class GenerationPanel:
         self.seed = W.BoundedIntText(value=seed, min=0, max=10_000, description="种子", style=style,
                                      layout=W.Layout(width="140px"))
         self.view = W.HTML()
-        for c in (self.prompt, self.temperature, self.top_k, self.top_p, self.seed):
-            c.observe(lambda _: self.update(), names="value")
+        self.watch((self.prompt, self.temperature, self.top_k, self.top_p, self.seed))
         self.update()
         self.widget = W.VBox([W.HBox([self.prompt, self.seed]), W.HBox([self.temperature, self.top_k, self.top_p]),
                               self.view], layout=W.Layout(max_width="900px"))

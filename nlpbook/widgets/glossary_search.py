@@ -11,6 +11,7 @@ import unicodedata
 import ipywidgets as W
 
 from ..glossary import chapter_label, notebook_for, search
+from ._base import Panel
 
 HEADER = ("术语", "English", "解释", "在哪一章", "来源")
 NOWRAP = ("", "", "", ";white-space:nowrap", ";white-space:nowrap")   # 章号、来源两列不折行
@@ -51,14 +52,14 @@ def glossary_html(query: str = "", chapter=None) -> str:
             f"<tbody>{''.join(rows)}</tbody></table>")
 
 
-class GlossarySearch:
+class GlossarySearch(Panel):
     """搜索框 + 结果表。测试里设置 ``text.value``，``view.value`` 随之改变。"""
 
     def __init__(self, query: str = "注意力"):
         self.text = W.Text(value=query, description="搜索：", placeholder="中文、英文或解释里的字词",
                            layout=W.Layout(width="60%"), continuous_update=True)
         self.view = W.HTML()
-        self.text.observe(lambda _: self.update(), names="value")
+        self.watch([self.text])
         self.update()
         self.widget = W.VBox([self.text, self.view])
 

@@ -12,6 +12,7 @@ import ipywidgets as W
 
 from ..cost import format_bytes, kv_cache_bytes, kv_cache_comparison, kv_heads
 from ..svgplot import bar_chart
+from ._base import Panel
 
 __all__ = ["KINDS", "BYTES_OPTIONS", "GROUPS_REASON", "divisors", "bytes_unit", "kv_cache_html", "KVCachePanel"]
 
@@ -72,7 +73,7 @@ def kv_cache_html(batch: int = 1, layers: int = 32, tokens: int = 8192, n_heads:
             f"<div>{versus}。只算缓存张量本身：不含模型权重、预分配空位、分页元数据、量化尺度等开销。</div>" + chart)
 
 
-class KVCachePanel:
+class KVCachePanel(Panel):
     """序列数、层数、token 数、Query head 数、每头维度的滑块，字节数下拉框，MHA / GQA / MQA 切换和 GQA 组数。
 
     ``view`` 显示算式、大小与条形图。组数的选项随 Query head 数变化（只列出它的约数）；
@@ -95,31 +96,23 @@ class KVCachePanel:
                                  layout=W.Layout(width="200px"))
         self.groups_reason = W.HTML(layout=W.Layout(width="420px"))
         self.view = W.HTML()
-        self._busy = False
-        for c in (self.batch, self.layers, self.tokens, self.head_dim, self.bytes_per_number, self.kind, self.groups):
-            c.observe(lambda _: self.update(), names="value")
-        self.n_heads.observe(lambda _: self._heads_changed(), names="value")
+        self.watch((self.batch, self.layers, self.tokens, self.head_dim, self.bytes_per_number, self.kind, self.groups))
+        self.watch([self.n_heads], prep=self._heads_changed)
         self.update()
         self.widget = W.VBox([W.HBox([self.batch, self.layers]), W.HBox([self.tokens, self.head_dim]),
                               W.HBox([self.kind, self.bytes_per_number]),
                               W.HBox([self.n_heads, self.groups, self.groups_reason]), self.view],
                              layout=W.Layout(max_width="900px"))
 
-    def _heads_changed(self) -> None:
-        """Query head 数变了：组数只能取它的约数，原来的组数不再整除时取不超过它的最大约数。"""
+    def _heads_changed(self, _=None) -> None:
+        """Query head 数变了：组数只能取它的约数，原来的组数不再整除时取不超过它的最大约数。
+        （在 watch 的 prep 里运行：这里改组数引起的变化不会各自重画，最后只画一次。）"""
         h, g = int(self.n_heads.value), int(self.groups.value)
         opts = divisors(h)
-        self._busy = True
-        try:
-            self.groups.options = opts
-            self.groups.value = g if g in opts else max(d for d in opts if d <= g)
-        finally:
-            self._busy = False
-        self.update()
+        self.groups.options = opts
+        self.groups.value = g if g in opts else max(d for d in opts if d <= g)
 
     def update(self) -> None:
-        if self._busy:
-            return
         kind = self.kind.value
         self.groups.disabled = kind != "GQA"  # MHA、MQA 下组数没有意义：变灰，旁边写原因
         reason = GROUPS_REASON[kind]

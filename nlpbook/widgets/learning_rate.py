@@ -10,6 +10,7 @@ import numpy as np
 from .. import viz
 from ..linear import descent_path
 from ..svgplot import line_chart
+from ._base import Panel
 
 
 def summary_html(losses) -> str:
@@ -36,7 +37,7 @@ def loss_figure(losses, lr: float):
                     xlabel="更新步数", ylabel="平均交叉熵损失")
 
 
-class LearningRatePanel:
+class LearningRatePanel(Panel):
     """学习率（对数刻度）和步数两个滑块；``view`` 显示数字和曲线。w0 是起点权重（默认全 0）。"""
 
     def __init__(self, X, y, lr: float = 0.2, steps: int = 30, w0=None):
@@ -46,8 +47,7 @@ class LearningRatePanel:
         self.steps = W.IntSlider(value=steps, min=1, max=100, description="步数")
         self.view = W.HTML()
         self.losses: list[float] = []
-        for c in (self.lr, self.steps):
-            c.observe(lambda _: self.update(), names="value")
+        self.watch((self.lr, self.steps))
         self.update()
         self.widget = W.VBox([W.HBox([self.lr, self.steps]), self.view])
 

@@ -7,6 +7,7 @@ import ipywidgets as W
 
 from ..rnn import lstm_memory_update, lstm_output
 from ..svgplot import bar_chart, line_chart
+from ._base import Panel
 
 TRY = "试一试：把遗忘门 f 拖到 1、输入门 i 拖到 0——新记忆和旧记忆一样高，下面的线变成一条水平线。"
 
@@ -41,7 +42,7 @@ def gates_html(c_prev: float, f: float, i: float, g: float, o: float, steps: int
             + f"<div style='color:#555'>{TRY}</div>")
 
 
-class LSTMGatePanel:
+class LSTMGatePanel(Panel):
     """旧记忆、候选内容与三个门的滑块；``view`` 显示公式的数值、柱状图和多步保留曲线。"""
 
     def __init__(self, c_prev: float = 0.8, f: float = 0.9, i: float = 0.2, g: float = 0.5, o: float = 0.7):
@@ -54,8 +55,7 @@ class LSTMGatePanel:
         self.g = slider(g, -1.0, "候选内容 g")
         self.f, self.i, self.o = slider(f, 0.0, "遗忘门 f"), slider(i, 0.0, "输入门 i"), slider(o, 0.0, "输出门 o")
         self.view = W.HTML()
-        for c in (self.c_prev, self.g, self.f, self.i, self.o):
-            c.observe(lambda _: self.update(), names="value")
+        self.watch((self.c_prev, self.g, self.f, self.i, self.o))
         self.update()
         self.widget = W.VBox([W.HBox([self.c_prev, self.g]), W.HBox([self.f, self.i, self.o]), self.view])
 

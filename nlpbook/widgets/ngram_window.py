@@ -9,6 +9,7 @@ import html
 import ipywidgets as W
 
 from ..svgplot import fmt_number, line_chart
+from ._base import Panel
 
 TRY = "试一试：把 n 从 1 拖到 5，看两条曲线上的点往哪里走——没见过的比例和要存的种数都在涨。"
 
@@ -37,7 +38,7 @@ def window_html(stats: list[dict], n: int, examples: dict | None = None) -> str:
             f"<div style='color:#555'>{TRY}</div>")
 
 
-class NGramWindowPanel:
+class NGramWindowPanel(Panel):
     """n 的滑块（1…最大 n）；``view`` 显示图和所选 n 的数字。"""
 
     def __init__(self, stats: list[dict], examples: dict | None = None, n: int = 2):
@@ -47,7 +48,7 @@ class NGramWindowPanel:
         ns = sorted(s["n"] for s in stats)
         self.n = W.IntSlider(value=n, min=ns[0], max=ns[-1], description="窗口 n")
         self.view = W.HTML()
-        self.n.observe(lambda _: self.update(), names="value")
+        self.watch([self.n])
         self.update()
         self.widget = W.VBox([self.n, self.view])
 

@@ -12,6 +12,7 @@ import html
 import ipywidgets as W
 
 from ..attention_demo import demo_sentence
+from ._base import Panel
 
 __all__ = ["step_counts", "rnn_position", "parallel_steps_html", "RNNvsTransformerPanel"]
 
@@ -95,7 +96,7 @@ def parallel_steps_html(tokens, layers: int, step: int) -> str:
             f"{counts['rnn_pipelined']} 步（n + 层数 − 1），仍随句长增长。</div>")
 
 
-class RNNvsTransformerPanel:
+class RNNvsTransformerPanel(Panel):
     """词数（取演示句的前几个词）、层数、当前步三个滑块；``view`` 显示两边的计数与格子。
 
     词数或层数一变，``step`` 换成一个新滑块（上限与当前值一起设好），旧的关闭。
@@ -110,8 +111,7 @@ class RNNvsTransformerPanel:
         self.layers = W.IntSlider(value=layers, min=1, max=6, description="层数", style=style)
         self.step = self._step_slider(step, n_tokens * layers)
         self.view = W.HTML()
-        self.n_tokens.observe(lambda _: self._size_changed(), names="value")
-        self.layers.observe(lambda _: self._size_changed(), names="value")
+        self.watch((self.n_tokens, self.layers), prep=self._size_changed)
         self.update()
         self.widget = W.VBox([W.HBox([self.n_tokens, self.layers]), self.step, self.view],
                              layout=W.Layout(max_width="900px"))
@@ -119,10 +119,10 @@ class RNNvsTransformerPanel:
     def _step_slider(self, value: int, maximum: int) -> W.IntSlider:
         slider = W.IntSlider(value=max(0, min(int(value), maximum)), min=0, max=maximum, description="第几步",
                              style={"description_width": "initial"}, layout=W.Layout(width="420px"))
-        slider.observe(lambda _: self.update(), names="value")
+        self.watch([slider])
         return slider
 
-    def _size_changed(self) -> None:
+    def _size_changed(self, _=None) -> None:
         """词数或层数变了：换一个上限与当前值一起设好的新步数滑块。
 
         只改旧滑块的 max 不够：浏览器里的滑块（noUiSlider）更新范围后，End 键仍跳到旧的上限。
@@ -137,7 +137,6 @@ class RNNvsTransformerPanel:
             children[children.index(old)] = self.step
             self.widget.children = tuple(children)
         old.close()
-        self.update()
 
     def update(self) -> None:
         tokens = self.all_tokens[:int(self.n_tokens.value)]

@@ -6,6 +6,7 @@ import html
 import ipywidgets as W
 
 from ..rules import TEXT_LEXICON, rule_hits, rule_score
+from ._base import Panel
 from ._html import table
 
 
@@ -19,14 +20,14 @@ def score_html(text: str, lexicon=TEXT_LEXICON) -> str:
     return f"{body}<div>总分 <b>{s:g}</b> → 判为 <b>{verdict}</b>{html.escape(note)}</div>"
 
 
-class RuleScorerBox:
+class RuleScorerBox(Panel):
     """输入框 + 打分结果。测试里设置 ``text.value``，``view.value`` 随之改变。"""
 
     def __init__(self, text: str = "电影不好看", lexicon=TEXT_LEXICON):
         self.lexicon = dict(lexicon)
         self.text = W.Text(value=text, description="评论：", layout=W.Layout(width="95%"))
         self.view = W.HTML()
-        self.text.observe(lambda _: self.update(), names="value")
+        self.watch([self.text])
         self.update()
         self.widget = W.VBox([self.text, self.view])
 

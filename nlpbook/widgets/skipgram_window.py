@@ -7,6 +7,7 @@ import re
 import ipywidgets as W
 
 from ..word2vec import skipgram_pairs
+from ._base import Panel
 from ._html import PALETTE, chip
 
 TRY = "试一试：把窗口从 1 拖到 3，看训练对的总数怎样增长；再把中心词移到句首，它的周围词少了几个？"
@@ -57,7 +58,7 @@ def pairs_for(tokens, window: int, center: int) -> list[tuple[str, str]]:
     return [(tokens[center], tokens[j]) for j in range(lo, hi) if j != center]
 
 
-class SkipGramWindow:
+class SkipGramWindow(Panel):
     """句子输入框（空格分词）、“用 jieba 分词”按钮、窗口滑块、中心词滑块；``view`` 显示训练对。
 
     按钮只在有连成一片的汉字时可用（否则没有可切的，按钮变灰并在提示里说明）。
@@ -71,10 +72,9 @@ class SkipGramWindow:
         self.center = W.IntSlider(value=center, min=0, max=max(0, len(sentence.split()) - 1),
                                   description="中心词位置", style={"description_width": "initial"})
         self.view = W.HTML(layout=W.Layout(max_width="900px"))
-        self.text.observe(self._on_text, names="value")
+        self.watch([self.text], prep=self._on_text)
         self.segment.on_click(self._on_segment)
-        for c in (self.window, self.center):
-            c.observe(lambda _: self.update(), names="value")
+        self.watch((self.window, self.center))
         self._sync_button()
         self.update()
         self.widget = W.VBox([W.HBox([self.text, self.segment]), W.HBox([self.window, self.center]), self.view])
@@ -93,7 +93,6 @@ class SkipGramWindow:
         n = len(self.text.value.split())
         self.center.max = max(0, n - 1)  # 会自动把 value 截到范围内
         self._sync_button()
-        self.update()
 
     def update(self) -> None:
         tokens = self.text.value.split()

@@ -9,6 +9,7 @@ import html
 import ipywidgets as W
 
 from ..tokenizers import LongestMatchTokenizer, demo_tokenizer
+from ._base import Panel
 from ._html import BYTE_COLOR, PALETTE, chip
 
 DEFAULT_TEXT = "小猫没有跳上桌子，因为它太累了。龘👍"
@@ -54,7 +55,7 @@ def tokens_html(text: str, tokenizer: LongestMatchTokenizer | None = None, *,
             f"<div style='color:#555'>{TRY}</div>")
 
 
-class TokenizerPlayground:
+class TokenizerPlayground(Panel):
     """输入框 + 色块视图。测试里设置 ``text.value``，``view.value`` 随之改变。"""
 
     def __init__(self, text: str = DEFAULT_TEXT, tokenizer: LongestMatchTokenizer | None = None):
@@ -62,7 +63,7 @@ class TokenizerPlayground:
         self.text = W.Text(value=text, description="句子：", layout=W.Layout(width="95%"),
                            continuous_update=True)
         self.view = W.HTML()
-        self.text.observe(lambda _: self.update(), names="value")
+        self.watch([self.text])
         self.update()
         self.widget = W.VBox([self.text, self.view])
 
