@@ -197,3 +197,183 @@ def test_retriever_over_course_notebooks_answers_which_chapter(tmp_path):
 def test_errors(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+# ---- 第 17.4 节的检索评测：BM25 手算、LSA、混合、指标、抽取式回答、快照与问题集 ----
+
+def test_bm25_two_terms_and_length_normalisation_by_hand():
+    """语料 d1 = 'a a b'（长 3），d2 = 'b c'（长 2），d3 = 'c'（长 1），平均长度 2；k1 = 1.5，b = 0.75。
+
+    IDF(a) = ln(1 + (3 − 1 + 0.5)/(1 + 0.5)) = ln(8/3)；IDF(b) = ln(1 + 1.5/2.5) = ln 1.6。
+    问题 'a b'：d1 = ln(8/3)·2·2.5/(2 + 1.5·(0.25 + 0.75·1.5)) + ln1.6·1·2.5/(1 + 1.5·1.375)
+               d2 = ln1.6·2.5/(1 + 1.5·(0.25 + 0.75·1))；d3 = 0。
+    """
+    r = R.TfidfRetriever(method="bm25", k1=1.5, b=0.75).fit([("d1", "a a b"), ("d2", "b c"), ("d3", "c")],
+                                                            tokenize=str.split)
+    ia, ib = math.log(8 / 3), math.log(1.6)
+    n1 = 1.5 * (0.25 + 0.75 * 1.5)
+    d1 = ia * 2 * 2.5 / (2 + n1) + ib * 2.5 / (1 + n1)
+    d2 = ib * 2.5 / (1 + 1.5 * (0.25 + 0.75 * 1.0))
+    assert np.allclose(r.scores("a b"), [d1, d2, 0.0])
+    assert round(d1, 3) == 1.591 and round(d2, 3) == 0.470
+    # b = 0：不按长度折算；k1 = 0：词频完全饱和，只剩 IDF
+    assert np.allclose(R.TfidfRetriever("bm25", k1=0, b=0.75).fit([("d1", "a a b"), ("d2", "b c"), ("d3", "c")],
+                                                                   tokenize=str.split).scores("a b"), [ia + ib, ib, 0])
+
+
+def test_lsa_with_full_rank_equals_tfidf_cosine_and_ranks_synonyms():
+    """k 取满秩时 LSA 只是换了一组坐标：段落之间的点积不变，问题则先投影到段落张成的空间里，
+    所以分数等于 TF-IDF 余弦乘同一个常数 |q| / |q 的投影|（排序完全相同）；k 小时共现的词被压在一起。"""
+    secs = [("猫", "猫 喵 宠物"), ("狗", "狗 汪 宠物"), ("车", "车 轮子 公路"), ("船", "船 水 港口")]
+    tf = R.TfidfRetriever().fit(secs, tokenize=str.split)
+    full = R.LsaRetriever(k=4).from_tfidf(tf)
+    for q in ("猫 宠物", "公路", "水 港口 车"):
+        a, b = full.scores(q), tf.scores(q)
+        ratio = a[b > 0] / b[b > 0]
+        assert np.allclose(ratio, ratio[0]) and ratio[0] >= 1 - 1e-12 and np.allclose(a[b == 0], 0)
+        hits = [i for i, _ in tf.search(q, k=4)]
+        assert [i for i, _ in full.search(q, k=4)][:len(hits)] == hits
+    small = R.LsaRetriever(k=2).fit(secs, tokenize=str.split)
+    assert small.embed("喵").shape == (2,)
+    assert np.allclose(small.scores("没有的词"), 0) and small.search("猫", k=1)[0][0] == "猫"
+    again = R.LsaRetriever(k=2).fit(secs, tokenize=str.split)
+    assert np.array_equal(again.scores("宠物 喵"), small.scores("宠物 喵"))       # 确定性（固定了奇异向量的符号）
+
+
+def test_fuse_scores_by_hand():
+    assert np.allclose(R.fuse_scores([0, 10, 5], [1.0, 0.0, 0.8], 0.5), [0.5, 0.5, 0.65])
+    assert np.allclose(R.fuse_scores([0, 10, 5], [1.0, 0.0, 0.8], 1.0), [0, 1, 0.5])
+    assert np.allclose(R.fuse_scores([3, 3], [1, 2], 0.5), [0, 0.5])              # 全部相同的一行缩放成 0
+    two = R.fuse_scores([[0, 2], [4, 0]], [[1, 0], [0, 1]], 0.25)                  # 二维：每行（每个问题）各自缩放
+    assert np.allclose(two, [[0.75, 0.25], [0.25, 0.75]])
+
+
+def test_gold_ranks_recall_and_mrr_by_hand():
+    S = [[0.1, 0.9, 0.5], [0.3, 0.2, 0.1], [0.0, 0.0, 0.0]]
+    ranks = R.gold_ranks(S, [2, 2, 1])
+    assert ranks.tolist() == [2, 3, 2]                                            # 全零时按下标：下标 1 排第 2
+    assert R.recall_at_k([1, 3, 8], 1) == pytest.approx(1 / 3)
+    assert R.recall_at_k([1, 3, 8], 5) == pytest.approx(2 / 3)
+    assert R.mean_reciprocal_rank([1, 2, 4]) == pytest.approx(0.583, abs=5e-4)
+    assert R.mean_reciprocal_rank([1, 3, 8]) == pytest.approx((1 + 1 / 3 + 1 / 8) / 3)
+
+
+def test_best_sentences_picks_the_matching_sentence():
+    text = "NER 很难。B 表示实体开始，I 表示内部。\n| O | 表示外部 |\n| --- | --- |"
+    assert R.best_sentences("BIO 的 B 是什么", text) == ["B 表示实体开始，I 表示内部。"]
+    assert R.best_sentences("外部用什么表示", text) == ["O | 表示外部"]
+    assert R.best_sentences("乒乓", text) == []
+    assert R.best_sentences("表示", text, n=2) == ["B 表示实体开始，I 表示内部。", "O | 表示外部"]  # 按原文顺序
+    # 权重：到处都有的字记 0 分，就不会因为它选中句子
+    assert R.best_sentences("的猫", "今天的天气。猫在睡觉。", weights={"的": 0.0, "猫": 2.0}) == ["猫在睡觉。"]
+    assert R.split_sentences("A 是 B。为什么？\n| --- |\n| x | y |") == ["A 是 B。", "为什么？", "x | y"]
+
+
+def test_plain_text_and_question_split():
+    assert R.plain_text("**RAG** 见 [第 17 章](17.ipynb)<br>\n\n![徽章](x.svg) `k`") == "RAG 见 第 17 章\nk"
+    assert R.question_split("什么是 BM25？") in ("dev", "test")
+    assert R.question_split("什么是 BM25？") == R.question_split("什么是 BM25？")
+
+
+# ---- 随包附带的快照与问题集 ----
+
+def test_snapshot_is_well_formed():
+    sections = R.course_sections()
+    ids = [sid for sid, _ in sections]
+    assert len(ids) == len(set(ids)) >= 150
+    bodies = dict(R.course_sections(with_heading=False))
+    snap = json.loads((R.RAG_DATA / "course_sections.json").read_text(encoding="utf-8"))
+    assert "17-sft-lora-rag" not in snap["notebooks"]                              # 本章自己不收录
+    for s in snap["sections"]:
+        assert set(s) == {"id", "notebook", "heading", "text"} and s["id"].startswith(s["notebook"] + " · ")
+        assert s["notebook"] in snap["notebooks"] and "](" not in s["text"] and "<details>" not in s["text"]
+    assert all(text.startswith(dict((x["id"], x["heading"]) for x in snap["sections"])[sid])
+               for sid, text in sections)
+    assert sum(len(t) for t in bodies.values()) > 100_000
+
+
+def test_question_set_is_well_formed_and_split_by_hash():
+    qs = R.rag_questions()
+    ids = {sid for sid, _ in R.course_sections()}
+    assert len(qs) >= 60 and len({q["question"] for q in qs}) == len(qs)
+    for q in qs:
+        assert q["gold"] in ids, f"正确段落不在快照里：{q['gold']}"
+        assert q["split"] == R.question_split(q["question"])
+        assert q["kind"] in {"定义", "为什么", "数字", "比较", "怎么做"}
+    dev, test = R.rag_questions("dev"), R.rag_questions("test")
+    assert len(dev) >= 30 and len(test) >= 30 and len(dev) + len(test) == len(qs)
+    assert len({q["gold"].split(" · ")[0] for q in qs}) >= 18                     # 覆盖大多数章
+    # 问题不是正文句子的照抄：没有一个问题原样出现在它的正确段落里
+    bodies = dict(R.course_sections(with_heading=False))
+    assert not any(q["question"] in bodies[q["gold"]] for q in qs)
+
+
+def test_gold_headings_still_exist_in_the_live_notebooks():
+    """各章改写文字不算问题（快照不变）；但正确段落的标题在现在的 notebook 里没了，问题集就该维护了。"""
+    live = {sid for name in json.loads((R.RAG_DATA / "course_sections.json").read_text(encoding="utf-8"))["notebooks"]
+            if (NOTEBOOKS / f"{name}.ipynb").exists()
+            for sid, _ in R.notebook_sections(NOTEBOOKS / f"{name}.ipynb")}
+    if not live:
+        pytest.skip("没有找到课程 notebook")
+    missing = sorted({q["gold"] for q in R.rag_questions()} - live)
+    assert not missing, ("这些正确段落的标题在 notebook 里已经不存在：" + "；".join(missing)
+                         + "。请更新 nlpbook/rag/questions.json，再运行 scripts/build_rag_snapshot.py")
+
+
+def test_report_drift_between_snapshot_and_live_notebooks(capsys):
+    """只报告、不失败：快照之后各章改写了多少段文字（重新生成快照要运行 scripts/build_rag_snapshot.py）。"""
+    snap = json.loads((R.RAG_DATA / "course_sections.json").read_text(encoding="utf-8"))
+    old = {s["id"]: s["text"] for s in snap["sections"]}
+    changed = 0
+    for name in snap["notebooks"]:
+        path = NOTEBOOKS / f"{name}.ipynb"
+        if path.exists():
+            for sid, text in R.notebook_sections(path):
+                body = R.plain_text(text[len(sid.split(" · ", 1)[1]):])
+                changed += sid in old and old[sid] != body
+    with capsys.disabled():
+        print(f"\n[retrieval] 快照之后文字改动过的段落：{changed} 个（不影响第 17 章的输出）")
+
+
+def test_retrieval_evaluation_reproduces_the_notebook_numbers():
+    """第 17 章 test 表里混合检索（w = 0.5）的数：recall@1 0.769、recall@5 0.974、MRR 0.866。"""
+    sections = R.course_sections()
+    ids = [sid for sid, _ in sections]
+    tf = R.TfidfRetriever().fit(sections)
+    bm = R.TfidfRetriever(method="bm25").fit(sections)
+    lsa = R.LsaRetriever(k=100).from_tfidf(tf)
+    test = R.rag_questions("test")
+    gold = np.array([ids.index(q["gold"]) for q in test])
+    fused = R.fuse_scores(np.array([bm.scores(q["question"]) for q in test]),
+                          np.array([lsa.scores(q["question"]) for q in test]), 0.5)
+    ranks = R.gold_ranks(fused, gold)
+    assert [round(R.recall_at_k(ranks, 1), 3), round(R.recall_at_k(ranks, 5), 3),
+            round(R.mean_reciprocal_rank(ranks), 3)] == [0.769, 0.974, 0.866]
+
+
+@pytest.mark.parametrize("call, exc, match", [
+    (lambda: R.LsaRetriever(k=0), ValueError, "k 必须 > 0"),
+    (lambda: R.LsaRetriever(k=10).fit(SECTIONS), ValueError, "k 不能超过"),
+    (lambda: R.LsaRetriever().scores("x"), RuntimeError, "先调用 fit"),
+    (lambda: R.LsaRetriever(k=2).from_tfidf(R.TfidfRetriever("bm25").fit(SECTIONS)), TypeError, "method='tfidf'"),
+    (lambda: R.LsaRetriever(k=2).fit(SECTIONS).scores(3), TypeError, "query 必须是字符串"),
+    (lambda: R.fuse_scores([1, 2], [1, 2, 3], 0.5), ValueError, "形状相同"),
+    (lambda: R.fuse_scores([1, 2], [1, 2], 1.5), ValueError, r"\[0, 1\]"),
+    (lambda: R.fuse_scores([1, np.nan], [1, 2], 0.5), ValueError, "NaN"),
+    (lambda: R.gold_ranks([0.1, 0.2], [0]), ValueError, "二维"),
+    (lambda: R.gold_ranks([[0.1, 0.2]], [2]), ValueError, "整数下标"),
+    (lambda: R.gold_ranks([[0.1, 0.2]], [0.0]), ValueError, "整数下标"),
+    (lambda: R.recall_at_k([0, 1], 1), ValueError, "名次从 1 起"),
+    (lambda: R.recall_at_k([], 1), ValueError, "非空"),
+    (lambda: R.recall_at_k([1, 2], 0), ValueError, "k 必须 > 0"),
+    (lambda: R.mean_reciprocal_rank([1.5]), ValueError, "正整数"),
+    (lambda: R.best_sentences(None, "x"), TypeError, "字符串"),
+    (lambda: R.best_sentences("x", "x", n=0), ValueError, "n 必须 > 0"),
+    (lambda: R.split_sentences(b"x"), TypeError, "字符串"),
+    (lambda: R.plain_text(None), TypeError, "字符串"),
+    (lambda: R.question_split(""), ValueError, "非空字符串"),
+    (lambda: R.rag_questions("train"), ValueError, "'dev'、'test'"),
+])
+def test_rag_errors(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
