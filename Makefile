@@ -18,6 +18,8 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[test]"
+	# JupyterHub 的代理（npm 包）装进 .venv/npm；没有 npm 时跳过，hub 测试会说明缺什么
+	if command -v npm >/dev/null 2>&1; then npm install --silent --no-audit --no-fund --prefix $(VENV)/npm configurable-http-proxy; fi
 	$(BIN)/python -c "import matplotlib.pyplot"
 	touch $(VENV)/.installed $@
 

@@ -359,6 +359,33 @@ def _run_all(page, lab: Lab, name: str, trace: Trace):
     workspace = "".join(ch for ch in name if ch.isalnum())
     kernel_name = nbformat.read(lab.work / name, as_version=4).metadata.get("kernelspec", {}).get("display_name")
     page.goto(f"{lab.base}/lab/workspaces/{workspace}/tree/{name}?token={lab.token}&reset")
+    return run_all_open(page, name, trace, kernel_name)
+
+
+def clear_all_outputs(page, nb, trace: Trace) -> None:
+    """Edit → Clear Outputs of All Cells：打开的 notebook 带着保存的输出时，先清掉，"[n]:" 才能用来判断是否跑完。"""
+    from playwright.sync_api import Error as PlaywrightError
+    item = page.locator("li.lm-Menu-item[data-command='editmenu:clear-all']")
+    for _ in range(30):
+        _accept_dialogs(page, trace)
+        try:
+            nb.locator(".jp-Cell").first.click(timeout=5_000)
+            page.locator(".lm-MenuBar-item", has_text="Edit").first.click(timeout=5_000)
+            item.wait_for(state="visible", timeout=5_000)
+            if "lm-mod-disabled" not in (item.get_attribute("class") or ""):
+                item.click(timeout=5_000)
+                if all(p == "[ ]:" for p in _state(page, trace)["prompts"]):
+                    trace.log("清掉了全部输出")
+                    return
+        except PlaywrightError as exc:
+            trace.log(f"菜单没点成：{str(exc).splitlines()[0][:120]}")
+        page.keyboard.press("Escape")
+        page.wait_for_timeout(500)
+    raise BrowserTimeout(f"{trace.name}：没能清掉输出")
+
+
+def run_all_open(page, name: str, trace: Trace, kernel_name: str | None = None):
+    """页面上已经打开了 notebook（输出已清空）：等内核就绪，按 Run All，等全部单元格跑完；返回 notebook 面板。"""
     nb = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
 
     # 执行指示器在内核会话建立之前就显示 idle（工具栏写着 No Kernel）：要等工具栏显示内核名（如 notebook 元数据里的
