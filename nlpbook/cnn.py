@@ -4,7 +4,9 @@
 约定：一个句子 x 形状 (T, d)（一维 (T,) 视为每个词一个标量特征，d=1）；卷积核 kernels 形状
 (n_kernels, width, d)；步长 1、不补零（no padding），所以有 T − width + 1 个窗口，T < width 时报错。
 每个窗口与核逐位置相乘再全部相加（不翻转核，即深度学习框架里的“卷积”）。
-不做的事：不处理批量与 padding 掩码，不实现步长 > 1 或扩张卷积的计算（扩张只在 receptive_field 里算感受野）。
+conv_relu_max 及其反向也接受一批补齐的句子 x (B, T, d) 和掩码 mask (B, T)：含 <PAD> 的窗口不参与最大池化，
+所以每句的结果与单独计算时相同（textcnn 模块的批量训练用它）。
+不做的事：不实现步长 > 1 或扩张卷积的计算（扩张只在 receptive_field 里算感受野）。
 """
 from __future__ import annotations
 
@@ -112,9 +114,19 @@ def receptive_field(width: int, layers: int = 1, dilation: int = 1) -> int:
     return 1 + layers * (width - 1) * dilation
 
 
-def conv_relu_max(x, kernels, bias=None):
-    """卷积 → ReLU → 沿时间最大池化，得到每个核一个数 (n_kernels,)；返回 (pooled, cache)。教学位置：第 10.2 节。"""
-    x, K = _x_kernels(x, kernels)
+def conv_relu_max(x, kernels, bias=None, mask=None):
+    """卷积 → ReLU → 沿时间最大池化，得到每个核一个数 (n_kernels,)；返回 (pooled, cache)。教学位置：第 10.2 节。
+
+    批量：x 形状 (B, T, d)、mask 形状 (B, T)（True 为真实 token）时返回 (B, n_kernels)。窗口里只要有一个
+    <PAD> 就不算数（记作 ReLU 之后的 0，梯度也为 0），所以补多少个 <PAD> 都不改变每句的结果。
+    例：conv_relu_max([[-1.], [0.5], [1.]], [[[2.], [1.], [1.]]])[0] -> [0.]（−0.5 经 ReLU 变 0）
+    """
+    x_in = as_float_array(x, "x")
+    if x_in.ndim == 3:
+        return _conv_relu_max_batch(x_in, kernels, bias, mask)
+    if mask is not None:
+        raise ValueError("mask 只用于一批句子 x (B, T, d)；单句 x (T, d) 不需要 mask")
+    x, K = _x_kernels(x_in, kernels)
     b = _bias(bias, K.shape[0])
     cols = _unfold(x, K.shape[1])
     pre = cols @ K.reshape(K.shape[0], -1).T + b
@@ -123,14 +135,45 @@ def conv_relu_max(x, kernels, bias=None):
     return pooled, {"x": x, "K": K, "cols": cols, "pos": pos, "active": active}
 
 
+def _conv_relu_max_batch(x, kernels, bias, mask):
+    B, T, d = x.shape
+    K = as_float_array(kernels, "kernels")
+    if K.ndim != 3 or K.shape[0] < 1 or K.shape[1] < 1 or K.shape[2] != d:
+        raise ValueError(f"一批句子 x (B, T, d={d}) 要配 kernels (n_kernels ≥ 1, width ≥ 1, {d})，"
+                         f"收到形状 {np.shape(kernels)}")
+    n_k, width, _ = K.shape
+    m = np.ones((B, T), bool) if mask is None else np.asarray(mask)
+    if m.dtype != bool or m.shape != (B, T):
+        raise ValueError(f"mask 必须是形状 {(B, T)} 的布尔数组（True 为真实 token），"
+                         f"收到 dtype {m.dtype}、形状 {m.shape}")
+    if T < width:
+        raise ValueError(f"补齐后只有 {T} 个位置，比卷积宽度 {width} 短，没有完整窗口")
+    ok = np.lib.stride_tricks.sliding_window_view(m, width, axis=1).all(axis=2)   # (B, 窗口数)：窗口里全是真实 token
+    if not ok.any(axis=1).all():
+        raise ValueError(f"有的句子真实 token 少于卷积宽度 {width}，没有完整窗口；请先把它补到 {width} 个 token")
+    b = _bias(bias, n_k)
+    w = np.lib.stride_tricks.sliding_window_view(x, width, axis=1)                # (B, 窗口数, d, width)
+    cols = w.transpose(0, 1, 3, 2).reshape(B, w.shape[1], width * d)
+    pre = cols @ K.reshape(n_k, -1).T + b                                          # (B, 窗口数, n_k)
+    pre = np.where(ok[:, :, None], pre, -np.inf)
+    fm = np.maximum(pre, 0.0)
+    pos = fm.argmax(axis=1)                                                        # (B, n_k)
+    rows = np.arange(B)[:, None]
+    pooled = fm[rows, pos, np.arange(n_k)]
+    active = pre[rows, pos, np.arange(n_k)] > 0
+    return pooled, {"x": x, "K": K, "cols": cols, "pos": pos, "active": active}
+
+
 def conv_relu_max_backward(d_pooled, cache):
-    """conv_relu_max 的反向：给 ∂L/∂pooled，返回 (∂L/∂x (T, d), ∂L/∂kernels, ∂L/∂bias)。
+    """conv_relu_max 的反向：给 ∂L/∂pooled，返回 (∂L/∂x (T, d) 或批量时 (B, T, d), ∂L/∂kernels, ∂L/∂bias)。
 
     教学位置：第 10 章（训练 TextCNN 时卷积核怎样被更新）。
     梯度只流向每个核取到最大值的那个窗口（且该处 ReLU 未截断）。
     """
     K, x, pos = cache["K"], cache["x"], cache["pos"]
     n_k, width, d = K.shape
+    if x.ndim == 3:
+        return _backward_batch(d_pooled, cache)
     dp = check_upstream_grad(d_pooled, (n_k,), "d_pooled（每个卷积核一个数）")
     dfm = np.zeros((cache["cols"].shape[0], n_k))
     dfm[pos, np.arange(n_k)] = dp * cache["active"]
@@ -140,6 +183,21 @@ def conv_relu_max_backward(d_pooled, cache):
     for j in range(width):  # 第 j 个位置的贡献整体平移 j 行再相加（切片相加，不会丢掉重复位置）
         dx[j:j + dcols.shape[0]] += dcols[:, j]
     return dx, dK, dfm.sum(axis=0)
+
+
+def _backward_batch(d_pooled, cache):
+    K, x, pos, cols = cache["K"], cache["x"], cache["pos"], cache["cols"]
+    n_k, width, d = K.shape
+    B, n_win = cols.shape[:2]
+    dp = check_upstream_grad(d_pooled, (B, n_k), "d_pooled（每句、每个卷积核一个数）")
+    dfm = np.zeros((B, n_win, n_k), dtype=np.result_type(dp, cols))
+    dfm[np.arange(B)[:, None], pos, np.arange(n_k)] = dp * cache["active"]
+    dK = (dfm.reshape(-1, n_k).T @ cols.reshape(-1, width * d)).reshape(K.shape)
+    dcols = (dfm @ K.reshape(n_k, -1)).reshape(B, n_win, width, d)
+    dx = np.zeros(x.shape, dtype=dcols.dtype)
+    for j in range(width):
+        dx[:, j:j + n_win] += dcols[:, :, j]
+    return dx, dK, dfm.sum(axis=(0, 1))
 
 
 def textcnn_forward(x, kernel_sets, biases, w_out, b_out: float = 0.0):

@@ -25,9 +25,9 @@ CORE, DATA, PRESENTATION, TOOLS = "core", "data", "presentation", "tools"
 # 模块（相对 nlpbook 的点分名）→ 层；"x.*" 表示包 x 本身和它下面的所有模块
 LAYERS = {
     **dict.fromkeys(["__init__", "_checks", "attention", "attention_demo", "char_rnn", "char_tagger", "charlm", "cnn",
-                     "cost", "decoding", "embedding", "functional", "glossary", "granularity", "layers", "linear",
+                     "cost", "decoding", "embedding", "finetune", "functional", "glossary", "granularity", "layers", "linear", "lora",
                      "metrics", "naive_bayes", "ngram", "objectives", "retrieval", "rnn", "rnn_classifier", "rules",
-                     "sparse", "spread", "tagging", "text", "tiny_transformer", "tokenizers", "transformer", "word2vec"], CORE),
+                     "sparse", "spread", "tagging", "text", "textcnn", "tiny_transformer", "tokenizers", "transformer", "word2vec"], CORE),
     "datasets": DATA,
     **dict.fromkeys(["viz", "svgplot", "palette", "diagrams", "widgets.*"], PRESENTATION),
     **dict.fromkeys(["doctor", "catalog", "examples.*", "exercises.*"], TOOLS),

@@ -1,0 +1,82 @@
+"""第 10 章“训练一个很小的 TextCNN”的多种子记录：写出 nlpbook/records/textcnn_reviews.json。
+
+  python scripts/textcnn_reviews.py                 # 5 个种子，单核约 40 秒
+  python scripts/textcnn_reviews.py --seeds 0 1     # 只跑几个种子（快速检查；会覆盖记录）
+
+数据：真实评论 → clean_reviews → split_reviews，按字切分（去掉空白），字表只从训练集建（至少出现 2 次，
+另加 <PAD>、<UNK>）。模型与训练：textcnn.train_textcnn，设置见 SETTINGS；种子只改变初始化和打乱顺序，
+数据和划分不变。记录每个种子的验证准确率（每一轮）、最后一轮的训练损失、多数类基线，以及 CPU 时间。
+notebook 现场只跑种子 0，并检查它落在这里记录的范围内。
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+if __name__ == "__main__":  # 单线程 BLAS（必须在导入 numpy 之前设置）
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+from nlpbook.datasets import clean_reviews, load_raw_reviews, split_reviews  # noqa: E402
+from nlpbook.spread import record_path, save_record  # noqa: E402
+from nlpbook.text import Vocab  # noqa: E402
+from nlpbook.textcnn import train_textcnn  # noqa: E402
+
+NAME = "textcnn_reviews"
+SEEDS = (0, 1, 2, 3, 4)
+SETTINGS = dict(dim=16, n_kernels=16, widths=(3,), epochs=3, lr=0.003, batch_size=32, max_len=60)
+
+
+def chars(text: str) -> list[str]:
+    """按字切分，去掉空白（与第 10 章 notebook 相同）。"""
+    return [c for c in text if not c.isspace()]
+
+
+def prepare() -> dict:
+    """字表、训练集与验证集的编号序列和标签。"""
+    splits = split_reviews(clean_reviews(load_raw_reviews())[0])
+    train, val = splits["train"], splits["validation"]
+    vocab = Vocab.build([chars(r.text) for r in train], min_count=2, specials=("<PAD>", "<UNK>"))
+    enc = lambda rows: [vocab.encode(chars(r.text)) for r in rows]  # noqa: E731
+    return {"vocab": vocab, "train_ids": enc(train), "train_y": np.array([r.label for r in train]),
+            "val_ids": enc(val), "val_y": np.array([r.label for r in val])}
+
+
+def run_seed(data: dict, seed: int, settings: dict = SETTINGS):
+    """用一个种子训练一次；返回 (模型, 每轮验证准确率)。"""
+    model = train_textcnn(data["train_ids"], data["train_y"], len(data["vocab"]), seed=seed,
+                          pad_id=data["vocab"].id("<PAD>"), val_ids=data["val_ids"], val_y=data["val_y"],
+                          **settings)
+    return model, [h["val_acc"] for h in model.history]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS))
+    args = ap.parse_args(argv)
+    t0 = time.process_time()
+    data = prepare()
+    majority = int(data["train_y"].mean() >= 0.5)
+    per_epoch, last_loss = [], []
+    for seed in args.seeds:
+        model, accs = run_seed(data, seed)
+        per_epoch.append(accs)
+        last_loss.append(model.history[-1]["train_loss"])
+        print(f"种子 {seed}：每轮验证准确率 {[round(a, 4) for a in accs]}", flush=True)
+    results = {"TextCNN": {"val_acc": [a[-1] for a in per_epoch], "train_loss": last_loss,
+                           **{f"val_acc_epoch{e + 1}": [a[e] for a in per_epoch] for e in range(SETTINGS["epochs"])}},
+               "多数类": {"val_acc": [float(np.mean(data["val_y"] == majority))] * len(args.seeds)}}
+    settings = {**SETTINGS, "tokens": "字（去掉空白）", "vocab_min_count": 2, "vocab_size": len(data["vocab"]),
+                "n_train": len(data["train_ids"]), "n_val": len(data["val_ids"])}
+    save_record(record_path(NAME), name=NAME, settings=settings, seeds=args.seeds, results=results,
+                cpu_seconds=time.process_time() - t0)
+    print("写出", record_path(NAME).name)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
