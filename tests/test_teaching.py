@@ -1,6 +1,8 @@
 """教学配置：JupyterHub 示例能解析、指向同一个仓库和环境；nbgitpuller 链接脚本输出正确。"""
 import ast
 import importlib.util
+import json
+import os
 import re
 import shlex
 import subprocess
@@ -99,7 +101,7 @@ def test_tljh_installs_the_binder_environment():
     (install,) = [w for w in by_program["curl"] if "https://tljh.jupyter.org/bootstrap.py" in w]
     assert install[install.index("|") + 1:] == ["sudo", "-E", "python3", "-", "--admin", "$ADMIN"]
     # 2. 下载的正是仓库里的 environment.yml，再用同一个文件更新用户环境
-    (download,) = [w for w in by_program["curl"] if w is not install]
+    (download,) = [w for w in by_program["curl"] if w is not install and "environment.yml" in " ".join(w)]
     assert "$REPO/raw/$BRANCH/environment.yml" in download
     (update,) = by_program["conda"]
     assert update[1:3] == ["env", "update"] and variables["USER_ENV"] == "/opt/tljh/user"
@@ -111,7 +113,12 @@ def test_tljh_installs_the_binder_environment():
     settings = {w[2]: w[3] for w in by_program["tljh-config"] if w[1] == "set"}
     config = yaml.safe_load((HUB / "tljh-config.yaml").read_text(encoding="utf-8"))
     assert settings == {"user_environment.default_app": config["user_environment"]["default_app"],
-                        "limits.memory": str(config["limits"]["memory"]), "limits.cpu": str(config["limits"]["cpu"])}
+                        "limits.memory": str(config["limits"]["memory"]), "limits.cpu": str(config["limits"]["cpu"]),
+                        "services.cull.timeout": str(config["services"]["cull"]["timeout"])}
+    # 内核回收：下载的正是仓库里的 docs/hub/jupyter_server_config.json，放进用户环境的 etc/jupyter
+    (kernel_cull,) = [w for w in by_program["curl"] if "$REPO/raw/$BRANCH/docs/hub/jupyter_server_config.json" in w]
+    tee = kernel_cull.index("tee")
+    assert kernel_cull[tee + 1] == "$USER_ENV/etc/jupyter/jupyter_server_config.json"
     assert config["user_environment"]["default_app"] == "jupyterlab" and isinstance(config["users"]["admin"], list)
     assert by_program["tljh-config"][-1] == ["tljh-config", "reload"]
     # 5. 最后在用户环境里跑一遍环境检查
@@ -187,3 +194,62 @@ def test_teaching_page_links_and_commands():
     for needed in ("python -m nlpbook.doctor", "scripts/nbgitpuller_links.py", "make site",
                    "lab/tree/nlp-from-scratch/notebooks/", "tljh-setup.sh", "build-image.sh", "z2jh-config.yaml"):
         assert needed in text, needed
+
+
+def test_kernel_culling_is_the_same_everywhere():
+    """Binder（postBuild 复制）、TLJH（tljh-setup.sh 下载）、Z2JH（extraFiles）用的是同一份内核回收设置。"""
+    cull = json.loads((HUB / "jupyter_server_config.json").read_text(encoding="utf-8"))
+    kernels = cull["MappingKernelManager"]
+    assert kernels["cull_connected"] is False and kernels["cull_busy"] is False   # 只回收关掉的标签页、空闲的内核
+    assert 0 < kernels["cull_interval"] < kernels["cull_idle_timeout"]
+    post = (ROOT / "postBuild").read_text(encoding="utf-8")
+    assert 'cp docs/hub/jupyter_server_config.json "${HOME}/.jupyter/jupyter_server_config.json"' in post
+    z2jh = yaml.safe_load((HUB / "z2jh-config.yaml").read_text(encoding="utf-8"))
+    extra = z2jh["singleuser"]["extraFiles"]["kernel-culling"]
+    assert extra["data"] == cull and extra["mountPath"] == "/etc/jupyter/jupyter_server_config.json"
+
+
+def test_kernel_culling_really_stops_an_idle_kernel(tmp_path):
+    """同一份设置（只把时间缩短）交给真的 jupyter-server：没有标签页连着的空闲内核被停掉。"""
+    import secrets
+    import socket
+    import time
+    import urllib.request
+    cull = json.loads((HUB / "jupyter_server_config.json").read_text(encoding="utf-8"))
+    cull["MappingKernelManager"].update(cull_idle_timeout=4, cull_interval=1)
+    cfg = tmp_path / "cfg"
+    cfg.mkdir()
+    (cfg / "jupyter_server_config.json").write_text(json.dumps(cull))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    token = secrets.token_hex(16)
+    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(cfg), JUPYTER_RUNTIME_DIR=str(tmp_path / "rt"))
+    args = [sys.executable, "-m", "jupyter_server", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+            f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={tmp_path}"]
+    server = subprocess.Popen(args + (["--allow-root"] if os.getuid() == 0 else []), env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def api(path, method="GET"):
+        req = urllib.request.Request(f"http://127.0.0.1:{port}/api/{path}", method=method,
+                                     headers={"Authorization": f"token {token}"})
+        with urllib.request.urlopen(req, timeout=30) as r:
+            body = r.read()
+        return json.loads(body) if body else None
+    try:
+        t0 = time.monotonic()
+        while True:
+            try:
+                api("status")
+                break
+            except OSError:
+                assert time.monotonic() - t0 < 120 and server.poll() is None, "jupyter-server 没有启动"
+                time.sleep(0.3)
+        kid = api("kernels", "POST")["id"]
+        t0 = time.monotonic()
+        while any(k["id"] == kid for k in api("kernels")) and time.monotonic() - t0 < 120:
+            time.sleep(1)
+        assert not any(k["id"] == kid for k in api("kernels")), "空闲的内核没有被回收"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

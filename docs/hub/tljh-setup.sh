@@ -24,6 +24,10 @@ sudo -E "$USER_ENV/bin/pip" install --no-deps "nlpbook @ git+$REPO@$BRANCH"
 sudo tljh-config set user_environment.default_app jupyterlab
 sudo tljh-config set limits.memory 2G
 sudo tljh-config set limits.cpu 1
+# 闲置 1 小时的学生服务器由 TLJH 自带的 idle culler 停掉；关掉的标签页的内核闲置 20 分钟后由 jupyter-server 停掉
+sudo tljh-config set services.cull.timeout 3600
+sudo mkdir -p "$USER_ENV/etc/jupyter"
+curl -fsSL "$REPO/raw/$BRANCH/docs/hub/jupyter_server_config.json" | sudo tee "$USER_ENV/etc/jupyter/jupyter_server_config.json" >/dev/null
 sudo tljh-config reload
 
 # 5. 检查：在用户环境里跑一遍环境检查（中文字体、控件前端、数据文件……）
