@@ -266,6 +266,31 @@ def _sgns_batch(W_in, W_out, inputs, out_ids, alpha) -> float:
     return float(loss.sum())
 
 
+class _AliasSampler:
+    """按给定概率 p 抽词编号的 Walker 别名表：建表 O(V)，每抽一次只要一个随机整数和一个随机小数。
+
+    比在累积分布上二分查找快几倍，抽到每个词的概率严格等于 p（概率为 0 的词永远抽不到）。
+    """
+
+    def __init__(self, p: np.ndarray):
+        self.ids = np.flatnonzero(p > 0)
+        q = p[self.ids] / p[self.ids].sum() * len(self.ids)   # 平均为 1
+        self.accept = np.ones(len(q))
+        self.alias = np.arange(len(q))
+        small, large = [i for i in range(len(q)) if q[i] < 1.0], [i for i in range(len(q)) if q[i] >= 1.0]
+        while small and large:                         # 把“多余”的概率从大格子补到小格子里
+            s, big = small.pop(), large.pop()
+            self.accept[s], self.alias[s] = q[s], big
+            q[big] -= 1.0 - q[s]
+            (small if q[big] < 1.0 else large).append(big)
+
+    def sample(self, rng: np.random.Generator, size) -> np.ndarray:
+        """抽 size 个编号（可以是形状）。例：_AliasSampler(np.array([0.5, 0, 0.5])).sample(rng, 4) 只含 0 和 2。"""
+        slot = rng.integers(0, len(self.ids), size=size)
+        slot = np.where(rng.random(size) < self.accept[slot], slot, self.alias[slot])
+        return self.ids[slot]
+
+
 def _corpus(sentences_ids, V: int):
     """句子列表 → (所有词编号连成的一维数组, 每个词属于第几句)；检查类型、范围、是否为空。"""
     if isinstance(sentences_ids, (str, bytes)) or not hasattr(sentences_ids, "__iter__"):
@@ -291,7 +316,7 @@ def train_sgns(sentences_ids, vocab_size: int, counts, *, dim: int = 100, window
     教学位置：第 7.5—7.6 节的方法在《人民日报》语料上真正跑一遍。
     每轮：按 subsample_keep_prob 丢掉部分高频词（subsample=None 关闭）→ 每个中心词随机取 1..window 的
     有效窗口（动态窗口，同 word2vec）→ 按句子分段、向量化地生成词对 → 每对按 noise_distribution
-    （在累积分布上二分查找）抽 negatives 个噪声词 → 每 batch_size 对更新一次。
+    （用 Walker 别名表，每次抽样 O(1)）抽 negatives 个噪声词 → 每 batch_size 对更新一次。
     学习率按已处理的词数从 lr 线性降到 min_lr。与逐对 SGD 的区别：一个小批量里的梯度先相加再更新。
     方向同 word2vec 的 C 代码和 gensim：用周围词的 W_in 去预测中心词（W_out）。整个语料上词对集合相同，
     只是两张表的角色互换；实测这样得到的近邻比反过来更稳定、与 gensim 更一致。
@@ -317,8 +342,7 @@ def train_sgns(sentences_ids, vocab_size: int, counts, *, dim: int = 100, window
     rng = np.random.default_rng(seed)
     W_in = (rng.random((V, dim), dtype=np.float32) - np.float32(0.5)) / np.float32(dim)
     W_out = np.zeros((V, dim), dtype=np.float32)
-    cdf = np.cumsum(noise_distribution(c))
-    cdf /= cdf[-1]
+    noise = _AliasSampler(noise_distribution(c))
     keep = subsample_keep_prob(c, subsample) if subsample is not None else np.ones(V)
     model = SGNSModel(W_in, W_out)
     chunk = max(4096, 16 * batch_size)                 # 每段约这么多个（下采样后的）词
@@ -339,7 +363,7 @@ def train_sgns(sentences_ids, vocab_size: int, counts, *, dim: int = 100, window
                 if len(ci):
                     out_ids = np.empty((len(ci), negatives + 1), dtype=np.int64)
                     out_ids[:, 0] = toks[start:end][ci]        # 答案：中心词
-                    out_ids[:, 1:] = np.searchsorted(cdf, rng.random((len(ci), negatives)), side="right")
+                    out_ids[:, 1:] = noise.sample(rng, (len(ci), negatives))
                     inputs, done = toks[start:end][oi], epoch * n_tok + kept[start:end][ci]  # 输入：周围词
                     loss = 0.0
                     for b in range(0, len(ci), batch_size):

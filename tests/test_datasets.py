@@ -61,3 +61,14 @@ def test_jieba_cut_example():
 def test_split_errors():
     with pytest.raises(ValueError, match="和为 1"):
         D.split_reviews([], (0.5, 0.5, 0.5))
+
+
+def test_load_reviews_tokens_equal_uncached_jieba(tmp_path, monkeypatch):
+    """load_reviews 的分词（经过磁盘缓存）与逐条调用 jieba_cut 逐字相同；缓存放在临时目录里。"""
+    monkeypatch.setenv("NLPBOOK_CACHE_DIR", str(tmp_path))
+    data = D.load_reviews()
+    again = D.load_reviews()                      # 第二次读缓存
+    assert data == again
+    rows = [r for k in ("train", "validation", "test") for r in data[k]]
+    sample = rows[::97]
+    assert all(r.tokens == tuple(D.jieba_cut(r.text)) for r in sample)

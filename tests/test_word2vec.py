@@ -235,3 +235,17 @@ def test_train_sgns_subsampling_window_and_progress():
 def test_errors(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+def test_alias_sampler_matches_the_noise_distribution():
+    """别名表抽样：各词被抽到的频率 ≈ noise_distribution；概率为 0 的词永远抽不到；同一种子结果相同。"""
+    counts = np.array([1000, 100, 10, 1, 0, 5000, 0, 3])
+    p = W2V.noise_distribution(counts)
+    sampler = W2V._AliasSampler(p)
+    draws = sampler.sample(np.random.default_rng(0), (400_000,))
+    freq = np.bincount(draws, minlength=len(p)) / len(draws)
+    assert np.all(freq[p == 0] == 0)
+    assert np.allclose(freq, p, atol=3e-3)
+    again = W2V._AliasSampler(p).sample(np.random.default_rng(0), (400_000,))
+    assert np.array_equal(draws, again)
+    assert sampler.sample(np.random.default_rng(1), (3, 5)).shape == (3, 5)
