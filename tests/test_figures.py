@@ -46,3 +46,36 @@ def test_every_figure_is_followed_by_its_caption(path):
     chapter = str(int(prefix)) if prefix.isdigit() else prefix          # "04" → "4"，附录 "A" → "A"
     wrong = [n for n in numbers if n.split(".")[0] != chapter]
     assert not wrong, f"{path.name} 的图号应以本章的 {chapter} 开头：{wrong}"
+
+
+def is_png_figure(cell) -> bool:
+    return cell.cell_type == "code" and any("image/png" in out.get("data", {}) for out in cell.get("outputs", []))
+
+
+FIGURE_REPR = re.compile(r"^<(Figure|matplotlib|IPython)[^>]*>$")
+
+
+def figure_text(cell) -> str:
+    """图所在单元里除图本身以外的文字输出（print 的摘要、表格、断言说明），不算 matplotlib 的 <Figure …> 占位。"""
+    parts = []
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "stream":
+            parts.append(_text(out.get("text", "")))
+        data = out.get("data", {})
+        if "image/png" in data or "<svg" in _text(data.get("text/html", "")):
+            continue
+        for kind in ("text/plain", "text/html", "text/markdown"):
+            if kind in data and not FIGURE_REPR.match(_text(data[kind]).strip()):
+                parts.append(_text(data[kind]))
+                break
+    return "".join(parts).strip()
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_figure_prints_the_numbers_it_draws(path):
+    """nbval 比较文字输出（SVG 图在 text/html 里，本身就是文字，会被比较），但不比较 PNG 图片：
+    画 PNG 的单元还要把它画的数字以文字打印出来（简短摘要或断言说明即可），这样图背后的数据一变，CI 就会失败。"""
+    cells = nbformat.read(path, as_version=4).cells
+    silent = [f"第 {i + 1} 个单元（{c.source.splitlines()[0][:40] if c.source else ''}）"
+              for i, c in enumerate(cells) if is_png_figure(c) and not figure_text(c)]
+    assert not silent, f"{path.name}：这些图没有以文字打印它画的数字：" + "；".join(silent)
