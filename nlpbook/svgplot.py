@@ -71,21 +71,33 @@ def text_width(s: str, size: float = 11) -> float:
 
 def line_chart(xs, series: dict, *, title: str = "", xlabel: str = "", ylabel: str = "",
                width: int = 460, height: int = 260, mark_x: float | None = None, mark_text: str = "",
-               mark_fmt=fmt_number) -> str:
+               mark_fmt=fmt_number, y_from_zero: bool = True) -> str:
     """几条折线的 SVG。series 为 {图例: y 值列表}，长度都等于 xs；非有限值（inf/NaN）被截断并标出。
 
     图例排在标题下方的一行（不压在曲线上）；左边距按最长的刻度文字留出，纵轴标题不会压住刻度。
     mark_x：在这个横坐标画一条竖虚线，每条曲线上点一个点并标出数值（mark_fmt 格式化），
     mark_text 写在虚线顶端（例如“所选 n = 2”）。刻度用千位分隔，不用科学计数法。
+    y_from_zero=False：纵轴只覆盖数据的范围（小变化，如 0.693 → 0.627，不会被压扁）；
+    这时纵轴标题后面自动加“（纵轴不从 0 开始）”，读者不会误读差距的大小。
     """
     xs = [float(x) for x in xs]
     _check_series(xs, series, "xs")
     finite = [float(y) for ys in series.values() for y in ys if math.isfinite(float(y))]
     if not finite:
         raise ValueError("series 里没有有限的数值可画")
-    lo, hi = min(finite + [0.0]), max(finite)
-    hi = hi if hi > lo else lo + 1
+    if y_from_zero:
+        lo, hi = min(finite + [0.0]), max(finite)
+        hi = hi if hi > lo else lo + 1
+    else:
+        lo, hi = min(finite), max(finite)
+        span = hi - lo if hi > lo else max(abs(hi), 1.0) * 0.1
+        lo, hi = lo - 0.05 * span, hi + 0.05 * span
+        ylabel = f"{ylabel}（纵轴不从 0 开始）" if ylabel else "纵轴不从 0 开始"
     yticks = _ticks(lo, hi)
+    if not y_from_zero and yticks and yticks[0] > lo:   # 底部也落在一个刻度上
+        step = yticks[1] - yticks[0] if len(yticks) > 1 else (hi - lo)
+        yticks.insert(0, round(yticks[0] - step, 10))
+        lo = yticks[0]
     if len(yticks) > 1:                           # 纵轴顶端取到最高点之上的刻度，上方留出写数字的空
         step = yticks[-1] - yticks[-2]
         while yticks[-1] < hi + 0.1 * (hi - lo):

@@ -51,3 +51,21 @@ def test_colours_come_from_the_colour_blind_safe_palette():
     assert ">词<" in svgs[1] and ">概率<" in svgs[1]
     assert PALETTE[0] in line_chart([0, 1], {"甲": [1, 2]})
     assert "#555" in scatter_chart([(0, 0), (1, 1)], ["a", "b"])
+
+
+def test_line_chart_can_zoom_the_y_axis_to_the_data():
+    import re
+    from nlpbook.svgplot import line_chart
+    ys = [0.693, 0.68, 0.66, 0.64, 0.627]
+    zoomed = line_chart(range(5), {"损失": ys}, ylabel="损失", y_from_zero=False)
+    full = line_chart(range(5), {"损失": ys}, ylabel="损失")
+    ticks = [float(t) for t in re.findall(r'text-anchor="end"[^>]*>([0-9.]+)</text>', zoomed)]
+    assert ticks and 0.55 < min(ticks) <= 0.627 and max(ticks) >= 0.693
+    assert "纵轴不从 0 开始" in zoomed and "纵轴不从 0 开始" not in full
+    full_ticks = [float(t) for t in re.findall(r'text-anchor="end"[^>]*>([0-9.]+)</text>', full)]
+    assert min(full_ticks) == 0.0
+
+
+def test_learning_rate_panel_curve_is_zoomed():
+    from nlpbook.widgets.learning_rate import curve_svg
+    assert "纵轴不从 0 开始" in curve_svg([0.693, 0.66, 0.627], 0.05)

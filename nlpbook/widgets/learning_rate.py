@@ -23,7 +23,7 @@ def summary_html(losses) -> str:
 def curve_svg(losses, lr: float) -> str:
     """损失随步数变化的 SVG 折线图（面板用）。"""
     return line_chart(range(len(losses)), {f"学习率 {lr:.3g}": losses}, title="训练损失随步数变化",
-                      xlabel="更新步数", ylabel="平均交叉熵损失")
+                      xlabel="更新步数", ylabel="平均交叉熵损失", y_from_zero=False)
 
 
 def panel_html(losses, lr: float) -> str:
