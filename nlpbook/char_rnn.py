@@ -13,12 +13,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ._checks import as_float_array_of_shape, as_id_array, check_positive
+from ._checks import as_float_array_of_shape, as_id_array, check_positive, check_texts
 from .rnn import GRU_KEYS, gru_step, gru_step_backward, init_cell_params
 from .rnn_classifier import adam_step, clip_by_global_norm
 from .text import UNK
 
-__all__ = ["init_char_rnn", "char_lm_loss_and_grads", "next_logits", "perplexity", "CharRNNLM",
+__all__ = ["init_char_rnn", "char_lm_loss_and_grads", "next_logits", "perplexity", "token_nll", "text_nll", "CharRNNLM",
            "train_char_rnn", "char_codec", "load_pretrained", "WEIGHTS"]
 
 
@@ -119,12 +119,8 @@ def next_logits(params, prefix_ids) -> np.ndarray:
     return (h @ P["W_out"] + P["b_out"])[0].astype(np.float64)
 
 
-def perplexity(params, ids, n_tracks: int = 1) -> float:
-    """困惑度 exp(平均负对数概率)：用 ids[:t] 预测 ids[t]，t = 1..N-1，状态一路带下去。教学位置：第 11.5 节。
-
-    n_tracks>1 时把长序列切成几段并行算（每段从零状态开始，结果略有不同，但快得多）。
-    """
-    P = _lm_params(params)
+def _nll_chunks(P, ids, n_tracks: int):
+    """把 ids 切成 n_tracks 条并行的轨道，逐块给出 (每个位置的负对数概率 (轨道, 块长), 哪些位置是真的)。"""
     V, H = P["W_out"].shape[1], P["Wh"].shape[0]
     ids = as_id_array(ids, "ids", size=V).reshape(-1)
     if len(ids) < 2:
@@ -138,13 +134,53 @@ def perplexity(params, ids, n_tracks: int = 1) -> float:
     for r, s in enumerate(starts):
         k = min(L, n - s)
         x[r, :k], y[r, :k], m[r, :k] = ids[s:s + k], ids[s + 1:s + k + 1], True
-    h, total = np.zeros((len(starts), H), P["Wh"].dtype), 0.0
+    h = np.zeros((len(starts), H), P["Wh"].dtype)
     chunk = max(8, min(256, 2_000_000 // (len(starts) * V)))  # 每块的 logits 不超过约 8 MB
     for s in range(0, L, chunk):
         hs, h, _ = _lm_forward(P, x[:, s:s + chunk], h)
-        nll = _softmax_nll(P, hs, y[:, s:s + chunk])[0]
-        total += float(nll[m[:, s:s + chunk]].sum(dtype=np.float64))
+        yield _softmax_nll(P, hs, y[:, s:s + chunk])[0], m[:, s:s + chunk]
+
+
+def perplexity(params, ids, n_tracks: int = 1) -> float:
+    """困惑度 exp(平均负对数概率)：用 ids[:t] 预测 ids[t]，t = 1..N-1，状态一路带下去。教学位置：第 11.5 节。
+
+    n_tracks>1 时把长序列切成几段并行算（每段从零状态开始，结果略有不同，但快得多）。
+    """
+    P = _lm_params(params)
+    total, n = 0.0, 0
+    from threadpoolctl import threadpool_limits  # BLAS 单线程：结果可复现，也不和别的进程抢核
+    with threadpool_limits(limits=1, user_api="blas"):
+        for nll, m in _nll_chunks(P, ids, n_tracks):
+            total += float(nll[m].sum(dtype=np.float64))
+            n += int(m.sum())
     return math.exp(total / n)
+
+
+def token_nll(params, ids) -> np.ndarray:
+    """每个位置的负对数概率 (N-1,)，float64：第 t 个是 −ln P(ids[t+1] | ids[:t+1])，状态一路带下去。
+
+    教学位置：第 11.5 节（困惑度 = exp(它的平均)，与 perplexity(params, ids) 相同）。
+    例：token_nll(params, [0, 5, 7]) → 两个数：−ln P(5 | 0)、−ln P(7 | 0 5)
+    """
+    P = _lm_params(params)
+    from threadpoolctl import threadpool_limits  # BLAS 单线程，同 perplexity
+    with threadpool_limits(limits=1, user_api="blas"):
+        return np.concatenate([nll[0] for nll, _ in _nll_chunks(P, ids, 1)]).astype(np.float64)
+
+
+def text_nll(params, texts, vocab) -> tuple[np.ndarray, np.ndarray]:
+    """多条文本各自的总负对数概率与被预测的字数：返回 (nll (条数,), 字数 (条数,))。教学位置：第 11.5 节。
+
+    与训练和 perplexity 的读法相同：文本用换行连成一串（开头、结尾也各一个换行），状态一路带下去；
+    第 k 条文本负责预测它的每个字和结尾的换行，所以字数 = len(文本) + 1。
+    exp(nll.sum() / 字数.sum()) 就是这串文本的困惑度；按文本重抽样即可得到困惑度的自助法区间。
+    例：text_nll(params, ["好", "不错"], vocab) → (两个数, [2, 3])
+    """
+    texts = check_texts(texts)
+    encode, _ = char_codec(vocab)
+    counts = np.array([len(t) + 1 for t in texts], dtype=np.int64)
+    nll = token_nll(params, encode("\n" + "\n".join(texts) + "\n"))
+    return np.add.reduceat(nll, np.r_[0, np.cumsum(counts)[:-1]]), counts
 
 
 @dataclass
@@ -161,6 +197,12 @@ class CharRNNLM:
 
     def perplexity(self, ids, n_tracks: int = 1) -> float:
         return perplexity(self.params, ids, n_tracks)
+
+    def token_nll(self, ids) -> np.ndarray:
+        return token_nll(self.params, ids)
+
+    def text_nll(self, texts, vocab) -> tuple[np.ndarray, np.ndarray]:
+        return text_nll(self.params, texts, vocab)
 
 
 def train_char_rnn(ids, vocab_size: int, *, hidden: int = 128, dim: int = 32, seq_len: int = 32,
@@ -189,20 +231,22 @@ def train_char_rnn(ids, vocab_size: int, *, hidden: int = 128, dim: int = 32, se
     if progress:
         from tqdm.auto import tqdm  # 只在需要进度条时导入
         it = tqdm(it, desc="训练步数")
-    for step in it:
-        if pos + seq_len > track:  # 新一遍：起点随机错开 0..seq_len-1 个字符，状态清零
-            base = int(rng.integers(0, seq_len)) + np.arange(batch_size) * track
-            pos, h = 0, None
-        x = ids[base[:, None] + pos + np.arange(seq_len)]
-        y = ids[base[:, None] + pos + 1 + np.arange(seq_len)]
-        loss, g, h = char_lm_loss_and_grads(P, x, y, h)
-        pos += seq_len
-        if clip is not None:
-            g, _ = clip_by_global_norm(g, clip)
-        adam_step(P, g, state, lr)
-        history.append({"step": step + 1, "loss": loss, "seconds": time.perf_counter() - t0})
-        if max_seconds is not None and history[-1]["seconds"] >= max_seconds:
-            break
+    from threadpoolctl import threadpool_limits  # 与其他训练函数一样固定 BLAS 单线程
+    with threadpool_limits(limits=1, user_api="blas"):
+        for step in it:
+            if pos + seq_len > track:  # 新一遍：起点随机错开 0..seq_len-1 个字符，状态清零
+                base = int(rng.integers(0, seq_len)) + np.arange(batch_size) * track
+                pos, h = 0, None
+            x = ids[base[:, None] + pos + np.arange(seq_len)]
+            y = ids[base[:, None] + pos + 1 + np.arange(seq_len)]
+            loss, g, h = char_lm_loss_and_grads(P, x, y, h)
+            pos += seq_len
+            if clip is not None:
+                g, _ = clip_by_global_norm(g, clip)
+            adam_step(P, g, state, lr)
+            history.append({"step": step + 1, "loss": loss, "seconds": time.perf_counter() - t0})
+            if max_seconds is not None and history[-1]["seconds"] >= max_seconds:
+                break
     return CharRNNLM(P, history)
 
 

@@ -183,12 +183,14 @@ def _check_data(sentences, tags) -> tuple[list, list, list]:
 
 def train_char_tagger(sentences, tags, *, mode: str = "crf", epochs: int = 3, lr: float = 0.1,
                       batch_size: int = 32, min_count: int = 1, seed: int = 0,
-                      progress: bool = False) -> CharTagger:
+                      progress: bool = False, on_epoch=None) -> CharTagger:
     """训练字级标注器：sentences 是字列表（或字符串）的列表，tags 是对应的 BIO 标签列表。
 
     教学位置：第 16 章“在真实数据上试一试”。句子按长度排序后切成批（少补齐），
     每轮按 seed 决定的顺序打乱各批；AdaGrad 学习率 lr。history 记录每轮的平均每字训练损失。
     标签集合 = 'O' 加数据里各类型的 B-/I-（按类型名排序）。训练时 BLAS 限定单线程。
+    on_epoch(epoch, model)：每轮结束后调用一次（epoch 从 1 起），例如在验证集上评价、挑选轮数；
+    它不应修改 model。
     """
     if mode not in ("independent", "crf"):
         raise ValueError(f"mode 只能是 'independent' 或 'crf'，收到 {mode!r}")
@@ -196,6 +198,8 @@ def train_char_tagger(sentences, tags, *, mode: str = "crf", epochs: int = 3, lr
     check_positive(lr, "lr")
     check_positive(batch_size, "batch_size", integer=True)
     check_positive(min_count, "min_count", integer=True)
+    if on_epoch is not None and not callable(on_epoch):
+        raise TypeError(f"on_epoch 必须是函数 on_epoch(epoch, model) 或 None，收到 {type(on_epoch).__name__}")
     sentences, tags, chars, seen = _check_data(sentences, tags)
     types = sorted({t[2:] for t in seen if t != "O"})
     tag_names = ("O",) + tuple(f"{p}-{x}" for x in types for p in "BI")
@@ -248,6 +252,8 @@ def train_char_tagger(sentences, tags, *, mode: str = "crf", epochs: int = 3, lr
                 if bar is not None:
                     bar.update(1)
             model.history.append({"epoch": epoch + 1, "train_loss": float(total / len(keys))})
+            if on_epoch is not None:
+                on_epoch(epoch + 1, model)
         if bar is not None:
             bar.close()
     return model

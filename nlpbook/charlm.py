@@ -20,9 +20,10 @@ from collections.abc import Iterable
 import numpy as np
 
 from ._checks import check_ids, check_positive, check_texts
+from .spread import bootstrap_ci, paired_bootstrap
 from .text import UNK
 
-__all__ = ["CharNGramLM", "EOS_CHAR"]
+__all__ = ["CharNGramLM", "EOS_CHAR", "perplexity_interval"]
 
 EOS_CHAR = "\n"
 
@@ -181,6 +182,10 @@ class CharNGramLM:
 
         例：真实评论上 n=3 的验证集困惑度约 64（n=1 约 504）。<UNK> 当作一个普通字符计分。
         """
+        return math.exp(-float(self._text_logprobs(texts)[0].mean()))
+
+    def _text_logprobs(self, texts) -> tuple[np.ndarray, list[str]]:
+        """所有被预测位置的 ln P（按文本顺序连成一串）与检查过的文本列表。"""
         self._ready()
         texts = check_texts(texts)
         pad = [self.eos_id] * (self.n - 1)
@@ -189,7 +194,18 @@ class CharNGramLM:
             targets.extend(range(len(seq) + self.n - 1, len(seq) + self.n + len(t)))
             seq += pad + self.encode(t) + [self.eos_id]
         lp = self._logprob_positions(np.array(seq, dtype=np.int64), np.array(targets, dtype=np.int64))
-        return math.exp(-float(lp.mean()))
+        return lp, texts
+
+    def text_nll(self, texts: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
+        """每条文本的总负对数概率与被预测的字数（含结尾的 EOS）：返回 (nll (条数,), 字数 (条数,))。
+
+        教学位置：第 11.5 节。exp(nll.sum() / 字数.sum()) 等于 perplexity(texts)；
+        按文本重抽样、再用这个公式重算，就得到困惑度的自助法区间。
+        例：text_nll(["好", "不错"]) → (两个数, [2, 3])
+        """
+        lp, texts = self._text_logprobs(texts)
+        counts = np.array([len(t) + 1 for t in texts], dtype=np.int64)
+        return -np.add.reduceat(lp, np.r_[0, np.cumsum(counts)[:-1]]), counts
 
     def _logprob_positions(self, seq: np.ndarray, targets: np.ndarray) -> np.ndarray:
         """seq[targets] 每个位置的 ln P(真实字 | 前文)，按阶向量化（与 next_distribution 逐字的结果一致）。"""
@@ -230,3 +246,33 @@ class CharNGramLM:
         state = f"{len(self.vocab)} 个字符" if self.vocab else "未训练"
         return (f"CharNGramLM(n={self.n}, k={self.k}, min_count={self.min_count}, "
                 f"interpolate={self.interpolate}, {state})")
+
+
+def perplexity_interval(nll, counts, nll_b=None, n_boot: int = 1000, seed: int = 0,
+                        level: float = 0.95) -> tuple[float, float, float]:
+    """按文本重抽样的困惑度区间：返回 (点估计, 下界, 上界)。教学位置：第 11.5 节（困惑度也有波动）。
+
+    nll、counts：每条文本的总负对数概率与被预测的字数（CharNGramLM.text_nll、char_rnn.text_nll 的结果）。
+    每次有放回地抽同样多条文本，困惑度 = exp(所抽文本的 nll 之和 / 字数之和)。
+    再给 nll_b（另一个模型在同一批文本上的 nll）时，返回配对的差 PPL(a) − PPL(b) 的区间：
+    两个模型用同一组重抽样的文本，区间不含 0 才说两者不同。
+    例：perplexity_interval([4.0, 2.0], [2, 1]) 的点估计是 exp(6 / 3) ≈ 7.389
+    """
+    nll = np.asarray(nll, dtype=np.float64)
+    counts = np.asarray(counts)
+    if nll.ndim != 1 or counts.shape != nll.shape or nll.size == 0:
+        raise ValueError(f"nll 与 counts 必须是等长的非空一维数组，收到形状 {nll.shape} 与 {counts.shape}")
+    if not np.all(np.isfinite(nll)) or np.any(nll < 0):
+        raise ValueError("nll 必须是有限的非负数（每条文本的总负对数概率）")
+    if not np.issubdtype(counts.dtype, np.integer) or np.any(counts < 1):
+        raise ValueError("counts 必须是 >= 1 的整数（每条文本被预测的字数）")
+
+    def ppl(n, total):
+        return math.exp(float(total.sum()) / float(n.sum()))
+
+    if nll_b is None:
+        return bootstrap_ci(counts, nll, metric=ppl, n_boot=n_boot, seed=seed, level=level)
+    nll_b = np.asarray(nll_b, dtype=np.float64)
+    if nll_b.shape != nll.shape or not np.all(np.isfinite(nll_b)) or np.any(nll_b < 0):
+        raise ValueError(f"nll_b 必须是与 nll 等长（{nll.size}）的有限非负数组")
+    return paired_bootstrap(counts, nll, nll_b, metric=ppl, n_boot=n_boot, seed=seed, level=level)

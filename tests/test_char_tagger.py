@@ -208,3 +208,15 @@ def test_predict_and_loss_errors():
         C.loss_and_grads(params, rows[..., :3], tags, lengths, "crf")
     with pytest.raises(ValueError, match="lengths"):
         C.loss_and_grads(params, rows, tags, np.array([7, 1, 1]), "crf")
+
+
+def test_on_epoch_sees_each_epoch_and_keeps_results():
+    seen = []
+    m = C.train_char_tagger(SENTS, TAGS, mode="crf", epochs=3, lr=0.3, seed=0,
+                            on_epoch=lambda e, model: seen.append((e, model.history[-1]["train_loss"])))
+    assert [e for e, _ in seen] == [1, 2, 3]
+    assert [loss for _, loss in seen] == [h["train_loss"] for h in m.history]
+    plain = C.train_char_tagger(SENTS, TAGS, mode="crf", epochs=3, lr=0.3, seed=0)
+    assert np.array_equal(plain.params["W"], m.params["W"])                # 回调不改变训练结果
+    with pytest.raises(TypeError, match="on_epoch"):
+        C.train_char_tagger(SENTS, TAGS, on_epoch=3)

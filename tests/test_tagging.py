@@ -339,3 +339,19 @@ def test_pos_to_char_bio_on_peoples_daily():
 def test_pos_to_char_bio_errors(arg, exc, match):
     with pytest.raises(exc, match=match):
         T.pos_to_char_bio(arg)
+
+
+# ---------- 按句子重抽样的实体级 F1 区间（第 16 章真实数据） ----------
+def test_entity_counts_and_f1_interval():
+    from nlpbook.tagging import entity_counts, entity_f1_interval
+    gold = [[("PER", 0, 1)], [("LOC", 0, 2)], []]
+    pred = [[("PER", 0, 1)], [("LOC", 0, 1)], [("ORG", 1, 2)]]
+    assert entity_counts(gold, pred).tolist() == [[1, 0, 0], [0, 1, 1], [0, 1, 0]]
+    gold, pred = gold * 30, pred * 30
+    point, lo, hi = entity_f1_interval(gold, pred)
+    assert point == pytest.approx(T.entity_prf(gold, pred)["f1"]) and lo <= point <= hi
+    assert entity_f1_interval(gold, pred, pred) == (0.0, 0.0, 0.0)          # 自己和自己比：差恒为 0
+    d, dlo, dhi = entity_f1_interval(gold, gold, pred)                      # 全对 − 有错：区间在 0 之上
+    assert d == pytest.approx(1 - T.entity_prf(gold, pred)["f1"]) and 0 < dlo <= d <= dhi
+    with pytest.raises(ValueError, match="句数"):
+        entity_counts(gold, pred[:-1])
