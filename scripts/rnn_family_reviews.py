@@ -1,0 +1,128 @@
+"""RNN、LSTM、GRU 与词袋逻辑回归在真实评论上的比较（第 8、9 章），多个种子，写成实验记录。
+
+  python scripts/rnn_family_reviews.py                 # 默认设置：单核约 4 分钟 CPU 时间
+  python scripts/rnn_family_reviews.py --seeds 0 --out /tmp/r.json   # 只跑种子 0
+
+数据：datasets.load_reviews() → rnn_classifier.review_task（与第 8 章相同：词表只从完整训练集建、min_count=2，
+训练子集 6,000 条，每条只读前 100 个词），评测用完整的验证集。
+同样的预算：三种循环单元都用同样的 6,000 条、同样的轮数（2 轮；RNN 另记第 3 轮，第 8 章练习 7 用）、词向量与隐藏维 32、每批 32 条、
+裁剪上限 5；学习率在验证集上从 LR_GRID 里挑（种子 0、第 2 轮的验证准确率最高者；挑中的那次即种子 0 的结果）。
+词袋逻辑回归（第 4 章）用同样的 6,000 条，学习率同样在验证集上挑；另记一行用完整训练集的（第 8 章的对照）。
+结果：每个方法、每个种子的验证准确率（循环模型每轮都记，还有验证损失与训练损失），以及按评论长度分桶（≤20、21—50、>50 个词）的准确率。
+写到 nlpbook/records/rnn_family_reviews.json（spread.save_record）。
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+if __name__ == "__main__":  # 单线程 BLAS：结果与时间都不受机器核数影响（必须在导入 numpy 之前设置）
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+from nlpbook.linear import fit  # noqa: E402
+from nlpbook.rnn_classifier import accuracy_by_length, pad_batch, review_task, train_rnn_classifier  # noqa: E402
+from nlpbook.sparse import CountMatrix  # noqa: E402
+from nlpbook.spread import record_path, save_record  # noqa: E402
+
+NAME = "rnn_family_reviews"
+TASK = dict(n_train=6000, min_count=2, seed=0)
+RECURRENT = dict(dim=32, hidden=32, epochs=2, batch_size=32, clip=5.0, max_len=100)
+EXTRA_EPOCHS = 1                      # 第 2 轮之后再训 1 轮（第 8 章练习 7：第 3 轮）
+BOW = dict(epochs=10, batch_size=64)
+LR_GRID = {"rnn": (0.005, 0.01), "lstm": (0.005, 0.01), "gru": (0.005, 0.01), "bow": (0.1, 0.5, 1.0)}
+DEFAULT_LR = {"rnn": 0.005, "lstm": 0.005, "gru": 0.005, "bow": 0.5}
+EDGES = (20, 50)                      # 长度分桶：≤20、21—50、>50 个词（按分词后的原长，截断之前）
+SEEDS = (0, 1, 2)
+
+
+def load_task(reviews=None) -> dict:
+    """第 8、9 章共用的数据设置；reviews 缺省时读真实评论（测试可传入小数据）。"""
+    if reviews is None:
+        from nlpbook.datasets import load_reviews
+        reviews = load_reviews()
+    task = review_task(reviews, **TASK)
+    task["val_len"] = np.array([len(r.tokens) for r in task["val"]])
+    return task
+
+
+def run_recurrent(task: dict, cell: str, lr: float, seed: int, extra_epochs: int = EXTRA_EPOCHS) -> dict:
+    """训练一个循环模型（RECURRENT 的设置），返回每轮的验证准确率/损失、训练损失，以及第 2 轮时的分桶准确率。"""
+    kw = dict(RECURRENT, lr=lr, seed=seed, val_ids=task["val_ids"], val_y=task["val_y"])
+    model = train_rnn_classifier(task["ids"], task["y"], len(task["vocab"]), cell=cell, **kw)
+    ids, mask = pad_batch(task["val_ids"], max_len=RECURRENT["max_len"])
+    buckets = accuracy_by_length(task["val_y"], model.predict(ids, mask), task["val_len"], EDGES)
+    if extra_epochs:
+        model = train_rnn_classifier(task["ids"], task["y"], len(task["vocab"]),
+                                     **dict(kw, epochs=extra_epochs), resume=model)
+    return {"history": model.history, "buckets": buckets}
+
+
+def run_bow(task: dict, lr: float, seed: int, full_train=None) -> dict:
+    """词袋逻辑回归（第 4 章的 fit）：默认用同样的训练子集；full_train 给出评论列表时用它（完整训练集）。"""
+    docs = task["train"] if full_train is None else full_train
+    X = CountMatrix.from_docs([r.tokens for r in docs], task["vocab"])
+    y = task["y"] if full_train is None else np.array([r.label for r in full_train])
+    model = fit(X, y, lr=lr, seed=seed, **BOW)
+    pred = model.predict(CountMatrix.from_docs([r.tokens for r in task["val"]], task["vocab"]))
+    return {"val_acc": float(np.mean(pred == task["val_y"])),
+            "buckets": accuracy_by_length(task["val_y"], pred, task["val_len"], EDGES)}
+
+
+def _pick_lr(grid, scores, default):
+    """验证准确率最高的学习率；并列时取离默认值近的。"""
+    return max(grid, key=lambda v: (scores[str(v)], -abs(v - default)))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS))
+    ap.add_argument("--out", default=str(record_path(NAME)))
+    args = ap.parse_args(argv)
+    if args.seeds[0] != 0:
+        raise SystemExit("第一个种子必须是 0（学习率在种子 0 上挑）")
+    t0 = time.process_time()
+    from nlpbook.datasets import load_reviews
+    reviews = load_reviews()
+    task = load_task(reviews)
+    lr_search, lr, results = {}, {}, {}
+    for cell in ("rnn", "gru", "lstm"):
+        extra = EXTRA_EPOCHS if cell == "rnn" else 0     # 第 3 轮只有第 8 章（RNN）要用
+        # 种子 0 上逐个试学习率，挑第 2 轮验证准确率最高的；挑中的那次就是种子 0 的结果
+        tried = {str(v): run_recurrent(task, cell, v, 0, extra) for v in LR_GRID[cell]}
+        lr_search[cell] = {k: round(r["history"][RECURRENT["epochs"] - 1]["val_acc"], 4) for k, r in tried.items()}
+        lr[cell] = _pick_lr(LR_GRID[cell], lr_search[cell], DEFAULT_LR[cell])
+        print(cell, lr_search[cell], "→", lr[cell], flush=True)
+        runs = [tried[str(lr[cell])]] + [run_recurrent(task, cell, lr[cell], s, extra) for s in args.seeds[1:]]
+        n_ep = len(runs[0]["history"])
+        res = {f"{m}_epoch{e + 1}": [round(r["history"][e][m], 4) for r in runs]
+               for m in ("val_acc", "val_loss", "train_loss") for e in range(n_ep)}
+        res["val_acc"] = res[f"val_acc_epoch{RECURRENT['epochs']}"]
+        res |= {f"acc_len{b['bucket']}": [round(r["buckets"][k]["acc"], 4) for r in runs]
+                for k, b in enumerate(runs[0]["buckets"])}
+        results[cell] = res
+        print(cell, res["val_acc"], flush=True)
+    lr_search["bow"] = {str(v): round(run_bow(task, v, 0)["val_acc"], 4) for v in LR_GRID["bow"]}
+    lr["bow"] = _pick_lr(LR_GRID["bow"], lr_search["bow"], DEFAULT_LR["bow"])
+    print("bow", lr_search["bow"], "→", lr["bow"], flush=True)
+    for name, full in (("bow", None), ("bow_full", reviews["train"])):
+        runs = [run_bow(task, lr["bow"], s, full) for s in args.seeds]
+        results[name] = {"val_acc": [round(r["val_acc"], 4) for r in runs]}
+        results[name] |= {f"acc_len{b['bucket']}": [round(r["buckets"][k]["acc"], 4) for r in runs]
+                          for k, b in enumerate(runs[0]["buckets"])}
+        print(name, results[name]["val_acc"], flush=True)
+    buckets = accuracy_by_length(task["val_y"], task["val_y"], task["val_len"], EDGES)
+    settings = {"task": TASK, "recurrent": RECURRENT, "rnn_extra_epochs": EXTRA_EPOCHS, "bow": BOW, "lr": lr,
+                "lr_grid": {k: list(v) for k, v in LR_GRID.items()}, "lr_search_seed0_val_acc": lr_search,
+                "length_edges": list(EDGES), "bucket_sizes": {b["bucket"]: b["n"] for b in buckets},
+                "n_val": len(task["val"]), "bow_full_n_train": len(reviews["train"])}
+    save_record(args.out, name=NAME, settings=settings, seeds=args.seeds, results=results,
+                cpu_seconds=time.process_time() - t0)
+    print("写好了", args.out)
+
+
+if __name__ == "__main__":
+    main()
