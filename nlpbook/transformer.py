@@ -24,7 +24,7 @@ from .layers import (Adam, check_activation, ffn_backward, ffn_forward, init_ffn
 
 _ELSEWHERE = ("train_lm", "lm_perplexity", "generate_logits", "attention_maps", "load_pretrained")
 __all__ = ["init_block_params", "block_forward", "block_backward", "init_lm_params", "lm_config", "lm_param_shapes",
-           "lm_forward", "lm_loss_and_grads", "lm_token_nll", "lm_next_logits", "layer_norm_forward",
+           "lm_forward", "lm_loss_and_grads", "body_forward", "body_backward", "body_param_names", "lm_token_nll", "lm_next_logits", "layer_norm_forward",
            "layer_norm_backward", "ffn_forward", "ffn_backward", "Adam", *_ELSEWHERE]
 
 EPS = 1e-5
@@ -273,6 +273,12 @@ def _lm_loss_grads(P, cfg, ids2, y2):
         dE = np.zeros_like(P["tok_emb"])
         dh = dz @ P["W_out"].T
     del dz
+    _body_bwd(P, cfg, dh, caches, cf, ids2, dE, g)
+    return loss, {k: g[k] for k in _shapes(cfg)}
+
+
+def _body_bwd(P, cfg, dh, caches, cf, ids2, dE, g):
+    """从 ∂L/∂hn (B·T, d) 反传到最后的 LayerNorm、各层、位置向量与 token 向量表；梯度写进 g（就地）。"""
     dh, g["lnf_g"], g["lnf_b"] = layer_norm_backward(dh, cf)
     for i in range(cfg["n_layers"] - 1, -1, -1):
         dh, gi = _block_bwd(dh, caches[i])
@@ -283,7 +289,6 @@ def _lm_loss_grads(P, cfg, ids2, y2):
         g["pos_emb"][:T] = dh.reshape(B, T, -1).sum(axis=0)
     np.add.at(dE, ids2.reshape(-1), dh)  # 同一个 token 出现多次时梯度要累加（不能写 dE[ids] += dh）
     g["tok_emb"] = dE
-    return loss, {k: g[k] for k in _shapes(cfg)}
 
 
 def lm_forward(params: dict, ids):
@@ -313,6 +318,37 @@ def lm_loss_and_grads(params: dict, ids, targets):
     if np.shape(ids) != np.shape(targets):
         raise ValueError(f"ids 与 targets 形状必须相同，收到 {np.shape(ids)} 与 {np.shape(targets)}")
     return _lm_loss_grads(params, cfg, ids2, y2)
+
+
+def body_param_names(config: dict) -> list:
+    """主体（输出层之前）的参数名：token/位置向量、各层、最后的 LayerNorm；不含 W_out、b_out。教学位置：第 15.6 节。"""
+    return [k for k in _shapes(_check_config(config, "config")) if k not in ("W_out", "b_out")]
+
+
+def body_forward(params: dict, ids):
+    """只算主体：ids (T,) 或 (batch, T) → (hidden, cache)，hidden 是最后 LayerNorm 之后的表示 (..., T, d)。
+
+    教学位置：第 15.6 节（预训练的主体接一个分类头：不需要词表上的输出层）。
+    cache 交给 body_backward。例：随包模型、ids 形状 (8, 64) → hidden 形状 (8, 64, 128)。
+    """
+    cfg = lm_config(params)
+    ids2 = _check_ids(ids, cfg)
+    hn, (caches, cf, _) = _lm_fwd(params, cfg, ids2)
+    shape = np.shape(ids)
+    return hn.reshape(shape + (cfg["d_model"],)), {"cfg": cfg, "params": params, "caches": caches, "cf": cf,
+                                                   "ids2": ids2, "shape": shape}
+
+
+def body_backward(d_hidden, cache) -> dict:
+    """body_forward 的反向：给 ∂L/∂hidden（形状同 hidden），返回主体全部参数的梯度（键见 body_param_names）。"""
+    if not isinstance(cache, dict) or "caches" not in cache:
+        raise TypeError("cache 必须是 body_forward 返回的第二项")
+    cfg, P, ids2 = cache["cfg"], cache["params"], cache["ids2"]
+    dh = check_upstream_grad(d_hidden, cache["shape"] + (cfg["d_model"],), "d_hidden")
+    dh = dh.reshape(-1, cfg["d_model"]).astype(P["tok_emb"].dtype, copy=True)
+    g = {}
+    _body_bwd(P, cfg, dh, cache["caches"], cache["cf"], ids2, np.zeros_like(P["tok_emb"]), g)
+    return {k: g[k] for k in body_param_names(cfg)}
 
 
 def lm_token_nll(params: dict, ids, targets) -> np.ndarray:

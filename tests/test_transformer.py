@@ -385,3 +385,42 @@ def test_shipped_model_loads_and_beats_the_character_bigram():
     assert ppl < bigram, (ppl, bigram)
     maps = m.attention_maps("这本书很好看")
     assert len(maps) == 2 and maps[0].shape == (4, 6, 6)
+
+
+# ---------- 只算主体：body_forward / body_backward（第 15.6 节） ----------
+@pytest.mark.parametrize("positions, tie", [("learned", False), ("sinusoidal", True)])
+def test_body_forward_is_lm_hidden_and_backward_matches_finite_differences(positions, tie):
+    P, rng = _lm(positions=positions, tie=tie)
+    ids = np.array([[1, 2, 1, 1, 6], [0, 3, 3, 5, 1]])
+    h, cache = TF.body_forward(P, ids)
+    _, lm_cache = TF.lm_forward(P, ids)
+    assert np.array_equal(h, lm_cache["hidden"]) and h.shape == (2, 5, 4)
+    R = rng.normal(size=h.shape)                       # L = Σ R·h：∂L/∂h = R
+    grads = TF.body_backward(R, cache)
+    names = TF.body_param_names(P["config"])
+    assert list(grads) == names and "W_out" not in grads and "b_out" not in grads
+    assert_grads(grads, {k: P[k] for k in names}, lambda: float((TF.body_forward(P, ids)[0] * R).sum()))
+
+
+def test_body_backward_agrees_with_lm_loss_and_grads():
+    """语言模型的梯度 = 输出层给出的 ∂L/∂h 经 body_backward 传回（tie=False 时主体部分逐项相同）。"""
+    P, _ = _lm()
+    ids, tg = np.array([[1, 2, 1, 1, 6]]), np.array([[2, 1, 1, 6, 0]])
+    _, g_lm = TF.lm_loss_and_grads(P, ids, tg)
+    h, cache = TF.body_forward(P, ids)
+    z = h[0] @ P["W_out"] + P["b_out"]
+    p = np.exp(z - z.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    p[np.arange(5), tg[0]] -= 1
+    g_body = TF.body_backward((p / 5 @ P["W_out"].T)[None], cache)
+    for k, v in g_body.items():
+        assert np.allclose(v, g_lm[k], atol=1e-12), k
+
+
+def test_body_backward_errors():
+    P, _ = _lm()
+    _, cache = TF.body_forward(P, np.array([1, 2, 3]))
+    with pytest.raises(ValueError, match="形状"):
+        TF.body_backward(np.zeros((3, 5)), cache)
+    with pytest.raises(TypeError, match="body_forward"):
+        TF.body_backward(np.zeros((3, 4)), {"x": 1})
