@@ -127,6 +127,10 @@ PANELS: dict[str, list[Step]] = {
         Step("kv_panel = KVCachePanel(", "dropdown", "每个数的字节", "4（float32）", "× 4 字节"),
         Step("window_panel = ContextWindowPanel(", "slider", "窗口（token）", "ArrowLeft", "窗口 640 个 token"),
     ],
+    "17-sft-lora-rag.ipynb": [
+        Step("panel = RagPanel(", "slider", "BM25 的权重", "ArrowRight*5", "权重 1.0"),
+        Step("panel = RagPanel(", "dropdown", "dev 问题", "token 一定是一个完整的词吗？", "问题：token 一定是一个完整的词吗？"),
+    ],
     "C-glossary.ipynb": [
         Step("box = GlossarySearch(", "text", "搜索：", "困惑度", "找到 1 条"),
     ],
