@@ -18,8 +18,9 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[test]"
-	# JupyterHub 的代理（npm 包）装进 .venv/npm；没有 npm 时跳过，hub 测试会说明缺什么
-	if command -v npm >/dev/null 2>&1; then npm install --silent --no-audit --no-fund --prefix $(VENV)/npm configurable-http-proxy; fi
+	# npm 包装进 .venv/npm：JupyterHub 的代理、阅读网站的公式渲染（MathJax 3）与无障碍检查（axe-core）；
+	# 没有 npm 时跳过，hub 测试与网站测试会说明缺什么
+	if command -v npm >/dev/null 2>&1; then npm install --silent --no-audit --no-fund --prefix $(VENV)/npm configurable-http-proxy mathjax@3 axe-core@4; fi
 	$(BIN)/python -c "import matplotlib.pyplot"
 	touch $(VENV)/.installed $@
 
@@ -38,8 +39,9 @@ test: install-test
 notebooks: install-test
 	$(BIN)/python scripts/execute_notebooks.py
 
-## 静态网站：用 notebook 里保存的输出生成 _site/（不重新执行），浏览器打开 _site/index.html
-site: install
+## 阅读网站（Sphinx + myst-nb + sphinx-book-theme）：用 notebook 里保存的输出生成 _site/（不重新执行），
+## 浏览器打开 _site/index.html。班级 JupyterHub 的启动按钮：NLPBOOK_HUB_URL=https://hub.example.edu make site
+site: install-test
 	$(BIN)/python scripts/build_site.py _site
 
 ## 测量预算（notebook 时间与内存、控件更新、import 时间）

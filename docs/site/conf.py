@@ -1,0 +1,224 @@
+"""课程阅读网站的 Sphinx 配置（Sphinx + myst-nb + sphinx-book-theme）。由 scripts/build_site.py 调用，不单独用。
+
+- 不执行 notebook：页面用 notebook 里保存的输出（nb_execution_mode = "off"）。
+- 数学公式用随网站一起发布的 MathJax 3（npm 包，复制进 _static/mathjax），离线也能显示。
+- 中文全文搜索：html_search_language = "zh"（用 jieba 分词），术语表里的词加进 jieba 词典，
+  查询一侧由 _static/cjk-search.js 切分。
+- 每页右上角：下载 .ipynb、在 Binder 中运行；设置了班级 JupyterHub 地址时，再加“在 JupyterHub 中运行”
+  （nbgitpuller 链接）。hub 地址只在一处设置：环境变量 NLPBOOK_HUB_URL（build_site.py --hub-url 也是设它）。
+- 控件输出（保存时没有控件状态）换成一段说明，链接到这一章的 Binder / JupyterHub。
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import shutil
+import sys
+from pathlib import Path
+from urllib.parse import quote
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+
+
+
+def _script(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+build_site = _script("build_site")                # 仓库与分支只在 build_site.py 里写一次
+nbgitpuller_links = _script("nbgitpuller_links")  # JupyterHub 链接与 scripts/nbgitpuller_links.py 打印的相同
+REPO = f"https://github.com/{build_site.GITHUB_REPO}"
+BRANCH = build_site.BRANCH
+BINDER = "https://mybinder.org"
+HUB_URL = os.environ.get("NLPBOOK_HUB_URL", "").strip().rstrip("/")   # 班级 JupyterHub，空 = 不显示该按钮
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+PROGRESS = re.compile(r"\d+%\|.*it/s\]")          # tqdm 进度条控件的 text/plain
+PROGRESS_NOTE = '<p class="nlpbook-progress-note">（训练进度条：在 Jupyter 里运行时显示）</p>'
+BADGE = re.compile(r"^\[!\[[^\]]*\]\(https://mybinder\.org/badge_logo\.svg\)\]\([^)]*\)[ \t]*$", re.M)
+
+if HUB_URL:
+    nbgitpuller_links.link(HUB_URL, "00-guide.ipynb", REPO, BRANCH)      # 地址格式不对时在这里就报错
+
+
+def _mathjax_dir() -> Path:
+    """npm 包 mathjax@3 的 es5 目录（make install-test 装在 .venv/npm）；可用 NLPBOOK_MATHJAX_DIR 指定。"""
+    candidates = [os.environ.get("NLPBOOK_MATHJAX_DIR", ""),
+                  Path(sys.prefix) / "npm" / "node_modules" / "mathjax" / "es5",
+                  ROOT / ".venv" / "npm" / "node_modules" / "mathjax" / "es5"]
+    for c in candidates:
+        if c and (Path(c) / "tex-chtml.js").is_file():
+            return Path(c)
+    raise FileNotFoundError("找不到 MathJax 3（npm 包 mathjax）：运行 make install-test，"
+                            "或 npm install --prefix .venv/npm mathjax@3，或设置 NLPBOOK_MATHJAX_DIR")
+
+
+MATHJAX = _mathjax_dir()
+
+project = "从零开始的 NLP"
+author = "nlpbook"
+copyright = "nlpbook"
+language = "zh_CN"
+root_doc = "index"
+extensions = ["myst_nb"]
+exclude_patterns = ["_build", "**.ipynb_checkpoints"]
+
+# notebook：只用保存的输出
+nb_execution_mode = "off"
+nb_merge_streams = True
+nb_render_markdown_format = "myst"   # Markdown 输出（如附录 D 的对照表）按 MyST 解析：表格、章链接都可用
+myst_enable_extensions = ["dollarmath", "amsmath"]
+myst_heading_anchors = 3
+
+# 搜索：中文分词
+html_search_language = "zh"
+html_search_options = {"dict": ""}   # 构建时由 _write_search_words 生成在源目录里
+
+# 数学：本地 MathJax 3
+mathjax_path = "mathjax/tex-chtml.js"
+mathjax3_config = {"options": {"menuOptions": {"settings": {"assistiveMml": True}}}}
+
+html_theme = "sphinx_book_theme"
+html_title = "从零开始的 NLP"
+templates_path = ["_templates"]      # 只覆盖一个组件：搜索按钮（见模板里的说明）
+html_static_path = ["_static"]
+html_css_files = ["site.css"]
+html_js_files = [("cjk-search.js", {"priority": 100})]
+html_sourcelink_suffix = ""          # 下载按钮给出 _sources/NN-name.ipynb 本身
+html_last_updated_fmt = None
+html_theme_options = {
+    "repository_url": REPO,
+    "repository_branch": BRANCH,
+    "path_to_docs": "notebooks",
+    "use_download_button": True,
+    "use_repository_button": True,
+    "use_fullscreen_button": False,
+    "show_toc_level": 2,
+    "navbar_persistent": [],         # 搜索框只放在左边栏（新版 pydata 主题默认在页头再放一个）
+    "launch_buttons": {
+        "binderhub_url": BINDER,
+        "jupyterhub_url": HUB_URL,
+        "notebook_interface": "jupyterlab",
+    },
+}
+
+
+def binder_link(notebook: str) -> str:
+    """与页面右上角 Binder 按钮相同的链接。"""
+    org_repo = REPO.split("github.com/", 1)[1]
+    return f"{BINDER}/v2/gh/{org_repo}/{BRANCH}?urlpath=lab/tree/notebooks/{quote(notebook)}"
+
+
+def launch_links_md(notebook: str) -> str:
+    """这一章的运行链接（Markdown）：Binder，设置了 hub 时再加 JupyterHub。"""
+    links = [f"[在 Binder 中运行]({binder_link(notebook)})"]
+    if HUB_URL:
+        links.append(f"[在本班 JupyterHub 中运行]({nbgitpuller_links.link(HUB_URL, notebook, REPO, BRANCH)})")
+    return "　·　".join(links)
+
+
+def widget_note_html(notebook: str) -> str:
+    e = lambda s: s.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+    links = [f'<a href="{e(binder_link(notebook))}">在 Binder 中运行</a>']
+    if HUB_URL:
+        links.append(f'<a href="{e(nbgitpuller_links.link(HUB_URL, notebook, REPO, BRANCH))}">在本班 JupyterHub 中运行</a>')
+    return ('<div class="nlpbook-widget-note"><p>交互控件：静态页面里不能拖动。上一个单元已显示默认视图；'
+            f'要操作控件，请{"或".join(links)}。</p></div>')
+
+
+def _repo_link(url: str) -> str:
+    """notebook 里指向仓库其他文件的相对链接（如 ../docs/teaching.md）→ GitHub 地址。章与章的 .ipynb 链接不变。"""
+    if re.match(r"^[a-z][a-z0-9+.-]*:|^#|^/", url) or re.fullmatch(r"[^/#]+\.ipynb(#.*)?", url):
+        return url
+    target = (ROOT / "notebooks" / url.split("#")[0]).resolve()
+    try:
+        rel = target.relative_to(ROOT).as_posix()
+    except ValueError:
+        return url
+    frag = "#" + url.split("#", 1)[1] if "#" in url else ""
+    return f"{REPO}/{'tree' if target.is_dir() else 'blob'}/{BRANCH}/{quote(rel)}{frag}"
+
+
+def _html_link(url: str) -> str:
+    """HTML 输出与 Markdown 里的原始 HTML 不经过 MyST 的链接解析：章链接 NN-name.ipynb → NN-name.html。"""
+    m = re.fullmatch(r"([^/#:]+)\.ipynb(#.*)?", url)
+    return f"{m.group(1)}.html{m.group(2) or ''}" if m else _repo_link(url)
+
+
+def _html_links(text: str) -> str:
+    return re.sub(r'(href=")([^"]*)(")', lambda m: m.group(1) + _html_link(m.group(2)) + m.group(3), text)
+
+
+def prepare_notebook(app, docname: str, source: list[str]) -> None:
+    """source-read：改写 notebook 的 JSON（只在内存里，notebooks/ 不动）。
+
+    标题下的 Binder 徽章（外网图片）→ 文字运行链接；指向仓库文件的相对链接 → GitHub；
+    HTML 里的章链接 → .html；控件输出 → 说明框（tqdm 进度条 → 一行说明，保存的是 0% 的初始状态）；
+    去掉保存的控件元数据（否则 myst-nb 会从 CDN 加载控件脚本）。
+    """
+    if not app.env.doc2path(docname).name.endswith(".ipynb"):
+        return
+    nb = json.loads(source[0])
+    name = docname + ".ipynb"
+    nb.get("metadata", {}).pop("widgets", None)
+    for cell in nb["cells"]:
+        text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        if cell["cell_type"] == "markdown":
+            text = BADGE.sub(lambda m: launch_links_md(name), text)
+            text = re.sub(r"(\]\()([^)\s]+)(\))", lambda m: m.group(1) + _repo_link(m.group(2)) + m.group(3), text)
+            cell["source"] = _html_links(text)
+        elif cell["cell_type"] == "code":
+            for out in cell.get("outputs", []):
+                data = out.get("data", {})
+                if WIDGET_MIME in data:
+                    plain = "".join(data.get("text/plain", ""))
+                    out["data"] = {"text/html": PROGRESS_NOTE if PROGRESS.search(plain) else widget_note_html(name)}
+                    out["metadata"] = {}
+                elif "text/html" in data:
+                    data["text/html"] = _html_links("".join(data["text/html"]))
+    source[0] = json.dumps(nb, ensure_ascii=False)
+
+
+def _write_search_words(app) -> None:
+    """jieba 用户词典：术语表（nlpbook.glossary）里的中文术语加上 search-words.txt，
+    让“多头注意力”“位置编码”整词进索引（也保留“注意力”等子词）。"""
+    import jieba
+    jieba.setLogLevel(60)                                   # 不打印“Building prefix dict…”
+    sys.path.insert(0, str(ROOT))
+    try:
+        from nlpbook.glossary import GLOSSARY
+    finally:
+        sys.path.pop(0)
+    words = {t.zh for t in GLOSSARY}
+    words |= {w for t in GLOSSARY for w in re.split(r"[（）()、/，\s]+", t.zh)}
+    words |= {w.strip() for w in (HERE / "search-words.txt").read_text(encoding="utf-8").splitlines()}
+    words = sorted(w for w in words if len(w) > 1 and re.search(r"[\u4e00-\u9fff]", w))
+    path = Path(app.srcdir) / "_search_words.txt"
+    path.write_text("".join(f"{w} 1000\n" for w in words), encoding="utf-8")
+    app.config.html_search_options["dict"] = str(path)
+
+
+def _copy_mathjax(app, exception) -> None:
+    """把 MathJax 需要的部分复制进网站：入口、TeX 扩展、CHTML 字体、菜单与无障碍组件（不含语音包 sre）。"""
+    if exception is not None or app.builder.format != "html":
+        return
+    dest = Path(app.outdir) / "_static" / "mathjax"
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    shutil.copy2(MATHJAX / "tex-chtml.js", dest / "tex-chtml.js")
+    for sub in ("input", "output", "ui", "a11y", "adaptors"):
+        if (MATHJAX / sub).is_dir():
+            shutil.copytree(MATHJAX / sub, dest / sub)
+
+
+def setup(app):
+    app.connect("builder-inited", _write_search_words)
+    app.connect("source-read", prepare_notebook)
+    app.connect("build-finished", _copy_mathjax)
+    return {"parallel_read_safe": True}
