@@ -1,0 +1,290 @@
+"""后训练的两步：SFT（只对回答算损失的监督微调）与 DPO（偏好优化），在本课程自己的小 Transformer 上真训练。
+
+- 指令数据：真实评论 + 两种有唯一正确答案的指令（判断好评/差评；复述前五个字），提示模板见 TEMPLATE；
+  评论只取前 REVIEW_CHARS 个字（更短的评论不用），整条“提示 + 回答”放得进 64 个字的窗口。
+- 损失与梯度：主体用 transformer.body_forward / body_backward，输出层（hidden @ W_out + b_out）在这里算；
+  只在计入损失的位置算输出层。SFT 损失与 objectives.masked_cross_entropy 相同，DPO 损失与 objectives.dpo_loss 相同。
+- 评测：贪心解码（同一种指令的提示等长，整批一起解码），回答与标准答案逐字相同才算对（exact match）。
+不做的事：不做 KV cache、学习率调度、LoRA；奖励模型与采样在调用方（scripts/dpo_reviews.py）。
+例：pairs = instruction_pairs(reviews, "sentiment")；ids, targets, mask = encode_pairs(lm.encode, pairs)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._checks import as_id_array, check_positive
+from .finetune import fixed_subset
+from .layers import Adam
+from .objectives import sft_loss_mask
+from .transformer import body_backward, body_forward, lm_config
+
+__all__ = ["KINDS", "TEMPLATE", "REVIEW_CHARS", "NEWLINE_ID", "instruction_pairs", "encode_pairs",
+           "instruction_data", "exact_match_by_kind", "token_logprobs", "sft_loss_and_grads", "sequence_logprobs", "dpo_loss_and_grads",
+           "greedy_answers", "exact_match", "train_sft"]
+
+# 两种指令：名字一样长（6 个字），所以同一批提示等长，可以整批解码
+KINDS = {"sentiment": "判断好评差评", "copy5": "复述前五个字"}
+TEMPLATE = "{instruction}：“{review}”答："
+REVIEW_CHARS = 24
+NEWLINE_ID = 0   # 随包模型的 vocab[0] 是换行：放在开头当“开始”，放在回答后面当“结束”
+
+
+def instruction_pairs(reviews, kind: str, review_chars: int = REVIEW_CHARS) -> list:
+    """评论 → [(提示, 标准回答), …]。教学位置：第 17.1 节。
+
+    只用至少 review_chars 个字的评论，截取前 review_chars 个字放进 TEMPLATE。
+    kind='sentiment' 的回答是“好评”或“差评”（按评论的 label）；'copy5' 的回答是评论的前五个字。
+    例：Review('电影很好看，演员也不错……', 1) 与 'copy5' → ('复述前五个字：“电影很好看，……”答：', '电影很好看')
+    """
+    if kind not in KINDS:
+        raise ValueError(f"kind 只能是 {tuple(KINDS)} 之一，收到 {kind!r}")
+    check_positive(review_chars, "review_chars", integer=True)
+    if review_chars < 5:
+        raise ValueError(f"review_chars 至少为 5（'copy5' 要复述前五个字），收到 {review_chars}")
+    out = []
+    for r in reviews:
+        text = r.text
+        if len(text) < review_chars:
+            continue
+        review = text[:review_chars]
+        prompt = TEMPLATE.format(instruction=KINDS[kind], review=review)
+        answer = ("好评" if int(r.label) == 1 else "差评") if kind == "sentiment" else review[:5]
+        out.append((prompt, answer))
+    if not out:
+        raise ValueError(f"没有一条评论至少有 {review_chars} 个字")
+    return out
+
+
+def instruction_data(splits, n_train: int, n_held: int, subset_seed: int = 0, held_seed: int = 1,
+                     review_chars: int = REVIEW_CHARS):
+    """评论的划分 {'train': …, 'validation': …} → (训练用的指令对, {指令种类: 留出的指令对})。教学位置：第 17.1 节。
+
+    训练：从 train 里按 subset_seed 固定抽 n_train 条评论，每种指令各出一条（两种混在一起）；
+    留出：validation 里每种指令按 held_seed 固定抽 n_held 条。splits 可用 datasets.load_reviews(tokenize=False)。
+    """
+    if not isinstance(splits, dict) or not {"train", "validation"} <= set(splits):
+        raise TypeError("splits 必须是含 'train' 与 'validation' 的字典（如 load_reviews(tokenize=False)）")
+    tr = [splits["train"][i] for i in fixed_subset(len(splits["train"]), n_train, subset_seed)]
+    train = [pa for k in KINDS for pa in instruction_pairs(tr, k, review_chars)]
+    held = {}
+    for k in KINDS:
+        v = instruction_pairs(splits["validation"], k, review_chars)
+        held[k] = [v[i] for i in fixed_subset(len(v), n_held, held_seed)]
+    return train, held
+
+
+def encode_pairs(encode, pairs, answer_only: bool = True, max_len: int = 64):
+    """[(提示, 回答), …] → (ids, targets, mask)，形状都是 (N, T)，T = 最长一条的长度。教学位置：第 17.1 节。
+
+    每条序列是 换行 + 提示 + 回答 + 换行，ids = 序列[:-1]，targets = 序列[1:]（错开一位）。
+    answer_only=True 时 mask 只在回答（含结尾的换行）处为 True（objectives.sft_loss_mask）；
+    False 时提示部分也计入损失。右侧用 0 补齐，补齐处 mask 为 False（因果注意力下补齐不影响前面的位置）。
+    """
+    if not callable(encode):
+        raise TypeError("encode 必须是函数：文本 → 编号列表（如 load_pretrained().encode）")
+    pairs = list(pairs)
+    if not pairs:
+        raise ValueError("pairs 不能为空")
+    seqs, masks = [], []
+    for i, pa in enumerate(pairs):
+        if not (isinstance(pa, tuple) and len(pa) == 2 and all(isinstance(s, str) for s in pa)):
+            raise TypeError(f"pairs 的每一项必须是 (提示, 回答) 两个字符串，第 {i} 项是 {pa!r}")
+        p, a = list(encode(pa[0])), list(encode(pa[1]))
+        if not a:
+            raise ValueError(f"第 {i} 条的回答是空的")
+        seq = [NEWLINE_ID] + p + a + [NEWLINE_ID]
+        if len(seq) - 1 > max_len:
+            raise ValueError(f"第 {i} 条有 {len(seq) - 1} 个输入 token，超过窗口 max_len={max_len}；请截短评论")
+        seqs.append(seq)
+        masks.append(sft_loss_mask(len(p), len(a) + 1) if answer_only else np.ones(len(seq) - 1, bool))
+    T = max(len(s) for s in seqs) - 1
+    ids = np.zeros((len(seqs), T), np.int64)
+    targets = np.zeros((len(seqs), T), np.int64)
+    mask = np.zeros((len(seqs), T), bool)
+    for i, (s, m) in enumerate(zip(seqs, masks)):
+        ids[i, :len(s) - 1], targets[i, :len(s) - 1], mask[i, :len(m)] = s[:-1], s[1:], m
+    return ids, targets, mask
+
+
+def _check_batch(params, ids, targets, mask):
+    cfg = lm_config(params)
+    x = as_id_array(ids, "ids", size=cfg["vocab"], allow_empty=False, ndims=(2,))
+    y = as_id_array(targets, "targets", size=cfg["vocab"], ndims=(2,))
+    m = np.asarray(mask)
+    if m.dtype != bool:
+        raise TypeError(f"mask 必须是布尔数组（True = 计入），收到 dtype {m.dtype}")
+    if y.shape != x.shape or m.shape != x.shape:
+        raise ValueError(f"ids、targets、mask 形状必须相同，收到 {x.shape}、{y.shape}、{m.shape}")
+    if not m.any(axis=1).all():
+        raise ValueError("mask 的每一行至少要有一个 True（每条序列至少一个位置计入）")
+    return cfg, x, y, m
+
+
+def _out_weight(params, cfg):
+    return params["tok_emb"].T if cfg["tie"] else params["W_out"]
+
+
+def _forward_rows(params, cfg, ids, targets, mask):
+    """主体 + 只在 mask 处算输出层：返回 (各计入位置的 log p (n,) float64, 概率 (n, V), h (n, d), cache)。"""
+    hidden, cache = body_forward(params, ids)
+    rows = mask.reshape(-1)
+    h = hidden.reshape(-1, cfg["d_model"])[rows]
+    z = h @ _out_weight(params, cfg) + params["b_out"]
+    z -= z.max(axis=1, keepdims=True)
+    y = targets.reshape(-1)[rows]
+    zt = z[np.arange(len(y)), y].astype(np.float64)
+    np.exp(z, out=z)
+    s = z.sum(axis=1, keepdims=True)
+    z /= s
+    return zt - np.log(s[:, 0].astype(np.float64)), z, h, (cache, hidden.shape, rows, y)
+
+
+def _backward_rows(params, cfg, w, probs, h, extra):
+    """∂(Σ w_i · log p_i)/∂参数：w (n,) 是每个计入位置的权重。"""
+    cache, shape, rows, y = extra
+    dz = probs * (-w[:, None]).astype(probs.dtype)        # ∂log p_y/∂z = onehot − p
+    dz[np.arange(len(y)), y] += w.astype(probs.dtype)
+    dh = np.zeros((rows.size, shape[-1]), probs.dtype)
+    dh[rows] = dz @ _out_weight(params, cfg).T
+    g = body_backward(dh.reshape(shape), cache)
+    g["b_out"] = dz.sum(axis=0)
+    if cfg["tie"]:
+        g["tok_emb"] = g["tok_emb"] + dz.T @ h
+    else:
+        g["W_out"] = h.T @ dz
+    return g
+
+
+def token_logprobs(params: dict, ids, targets, mask) -> np.ndarray:
+    """每条序列在 mask 处的 ln p(目标)，返回 (N, T) 的 float64 数组（mask 外为 0）。教学位置：第 17.1 节。"""
+    cfg, x, y, m = _check_batch(params, ids, targets, mask)
+    lp, *_ = _forward_rows(params, cfg, x, y, m)
+    out = np.zeros(m.shape)
+    out[m] = lp
+    return out
+
+
+def sft_loss_and_grads(params: dict, ids, targets, mask):
+    """SFT 损失（mask 处的平均交叉熵，= objectives.masked_cross_entropy）与全部参数的梯度。教学位置：第 17.1 节。
+
+    ids、targets、mask 形状 (N, T)（encode_pairs 给出）。返回 (loss, grads)，grads 的键与 params 的数组键相同。
+    """
+    cfg, x, y, m = _check_batch(params, ids, targets, mask)
+    lp, probs, h, extra = _forward_rows(params, cfg, x, y, m)
+    n = len(lp)
+    return float(-lp.mean()), _backward_rows(params, cfg, np.full(n, -1.0 / n), probs, h, extra)
+
+
+def sequence_logprobs(params: dict, ids, targets, mask) -> np.ndarray:
+    """整条回答的对数概率：每行 mask 处 ln p 之和，形状 (N,)（DPO 用的 ln π）。教学位置：第 17.2 节。"""
+    return token_logprobs(params, ids, targets, mask).sum(axis=1)
+
+
+def dpo_loss_and_grads(params: dict, chosen, rejected, ref_chosen, ref_rejected, beta: float = 0.1):
+    """DPO 损失（对偏好对取平均，= objectives.dpo_loss）与策略全部参数的梯度。教学位置：第 17.2 节。
+
+    chosen、rejected 各是 (ids, targets, mask)，第 i 行是第 i 对的好/差回答（两者 T 相同）；
+    ref_chosen、ref_rejected 是冻结参考模型给它们的 sequence_logprobs (N,)。
+    返回 (loss, grads, info)，info 含 'margin'：β[(ln π(好) − ref) − (ln π(差) − ref)] 的平均。
+    """
+    check_positive(beta, "beta")
+    (xc, yc, mc), (xr, yr, mr) = chosen, rejected
+    if np.shape(xc) != np.shape(xr):
+        raise ValueError(f"chosen 与 rejected 的形状必须相同，收到 {np.shape(xc)} 与 {np.shape(xr)}")
+    x, y, m = (np.concatenate([a, b]) for a, b in ((xc, xr), (yc, yr), (mc, mr)))
+    cfg, x, y, m = _check_batch(params, x, y, m)
+    N = len(xc)
+    rc, rr = (np.asarray(v, np.float64).reshape(-1) for v in (ref_chosen, ref_rejected))
+    if rc.shape != (N,) or rr.shape != (N,):
+        raise ValueError(f"ref_chosen、ref_rejected 必须各有 {N} 个数（每对一个）")
+    lp, probs, h, extra = _forward_rows(params, cfg, x, y, m)
+    row = np.repeat(np.arange(2 * N), m.sum(axis=1))      # 每个计入位置属于哪一行
+    seq = np.bincount(row, weights=lp, minlength=2 * N)
+    z = beta * ((seq[:N] - rc) - (seq[N:] - rr))
+    loss = float(np.mean(np.logaddexp(0.0, -z)))           # −ln σ(z)，数值稳定
+    dz = -0.5 * (1 - np.tanh(z / 2)) / N                    # ∂loss/∂z = −σ(−z)/N
+    d_seq = np.concatenate([beta * dz, -beta * dz])
+    grads = _backward_rows(params, cfg, d_seq[row], probs, h, extra)
+    return loss, grads, {"margin": float(z.mean())}
+
+
+def greedy_answers(params: dict, prompt_ids, n_new: int) -> np.ndarray:
+    """等长的提示 (N, P) → 贪心续写的 n_new 个编号 (N, n_new)，整批一起算。教学位置：第 17.1 节。
+
+    每步把当前全部编号送进模型、取最后一个位置 logits 的最大值（与 decoding.greedy 相同）。
+    """
+    cfg = lm_config(params)
+    x = as_id_array(prompt_ids, "prompt_ids", size=cfg["vocab"], allow_empty=False, ndims=(2,))
+    check_positive(n_new, "n_new", integer=True)
+    if x.shape[1] + n_new - 1 > cfg["max_len"]:
+        raise ValueError(f"提示 {x.shape[1]} 个 + 续写 {n_new} 个超过窗口 max_len={cfg['max_len']}")
+    W = _out_weight(params, cfg)
+    for _ in range(n_new):
+        hidden, _ = body_forward(params, x)
+        z = hidden[:, -1] @ W + params["b_out"]
+        x = np.concatenate([x, z.argmax(axis=1)[:, None]], axis=1)
+    return x[:, -n_new:]
+
+
+def exact_match(params: dict, encode, pairs) -> np.ndarray:
+    """每条 (提示, 回答) 是否答对：贪心续写与“回答 + 换行”逐字相同，返回布尔数组 (N,)。教学位置：第 17.1 节。
+
+    同一组里提示与回答的长度必须各自相同（instruction_pairs 给出的同一种指令满足这一点）。
+    例：模型续写“好评\\n” → 对；“好评好评” 或 “好\\n” → 错。
+    """
+    pairs = list(pairs)
+    if not pairs:
+        raise ValueError("pairs 不能为空")
+    P = [[NEWLINE_ID] + list(encode(p)) for p, _ in pairs]
+    A = [list(encode(a)) + [NEWLINE_ID] for _, a in pairs]
+    if len({len(p) for p in P}) != 1 or len({len(a) for a in A}) != 1:
+        raise ValueError("同一组里提示与回答的长度必须各自相同（请按指令种类分组）")
+    out = np.zeros(len(pairs), bool)
+    for s in range(0, len(pairs), 128):
+        got = greedy_answers(params, np.array(P[s:s + 128]), len(A[0]))
+        out[s:s + 128] = (got == np.array(A[s:s + 128])).all(axis=1)
+    return out
+
+
+def exact_match_by_kind(params: dict, encode, held: dict) -> dict:
+    """{指令种类: 指令对} → {指令种类: exact match 的比例}。教学位置：第 17.1 节。"""
+    return {k: float(exact_match(params, encode, v).mean()) for k, v in held.items()}
+
+
+def train_sft(params: dict, train, *, steps: int, batch_size: int = 16, lr: float = 1e-3, seed: int = 0,
+              clip: float | None = 1.0, eval_at=(), eval_fn=None, progress: bool = False):
+    """从 params 的副本出发做 SFT：每步按 seed 有放回地抽 batch_size 条，Adam（固定学习率）。教学位置：第 17.1 节。
+
+    train 是 encode_pairs 给出的 (ids, targets, mask)。学习率不变，所以跑 s 步的结果与长一些的训练在第 s 步时相同。
+    返回 (params, history)：history 每步一行 {'step', 'loss'}；eval_at 里的步数再加上 eval_fn(params) 的结果（一个字典）。
+    """
+    check_positive(steps, "steps", integer=True)
+    check_positive(batch_size, "batch_size", integer=True)
+    check_positive(lr, "lr")
+    eval_at = {int(check_positive(s, "eval_at 里的步数", integer=True)) for s in eval_at}
+    if eval_at and eval_fn is None:
+        raise ValueError("给了 eval_at 就要给 eval_fn（params → 指标字典）")
+    X, Y, M = (np.asarray(a) for a in train)
+    _check_batch(params, X[:1], Y[:1], M[:1])
+    rng = np.random.default_rng(seed)
+    P = {k: (dict(v) if k == "config" else v.copy()) for k, v in params.items()}
+    opt = Adam(lr, clip=clip)
+    history = []
+    from threadpoolctl import threadpool_limits  # 与其他训练函数一样固定 BLAS 单线程，结果可复现
+    with threadpool_limits(limits=1, user_api="blas"):
+        it = range(1, steps + 1)
+        if progress:
+            from tqdm.auto import tqdm  # 只在需要进度条时导入
+            it = tqdm(it, desc="SFT 训练步数")
+        for step in it:
+            idx = rng.integers(0, len(X), size=batch_size)
+            T = int(np.flatnonzero(M[idx].any(axis=0)).max()) + 1
+            loss, g = sft_loss_and_grads(P, X[idx, :T], Y[idx, :T], M[idx, :T])
+            opt.step(P, g)
+            row = {"step": step, "loss": round(loss, 6)}
+            if step in eval_at:
+                row.update(eval_fn(P))
+            history.append(row)
+        if progress:
+            it.close()
+    return P, history

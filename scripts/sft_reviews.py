@@ -1,0 +1,72 @@
+"""第 17.1 节的多种子 SFT 实验：随包的小字符模型在真实评论的两种指令上做监督微调，写出实验记录。
+
+两种损失（同样的步数、批大小、数据、种子）：answer_only（只对回答算损失）与 full（提示也算损失）。
+每个种子在 eval_at 的每个步数上，用验证集的留出提示量 exact match（每种指令各 n_held 条）。
+学习率固定，所以 notebook 里跑 live_steps 步的结果可以直接与记录里同一步数的值比较。
+记录写到 nlpbook/records/sft_reviews.json。用法：python scripts/sft_reviews.py
+"""
+from __future__ import annotations
+
+import time
+
+from nlpbook import tuning as TU
+from nlpbook.datasets import load_reviews
+from nlpbook.spread import record_path, save_record
+from nlpbook.tiny_transformer import load_pretrained
+
+NAME = "sft_reviews"
+SEEDS = (0, 1, 2)
+SETTINGS = {"n_train_reviews": 3000, "n_held": 150, "review_chars": TU.REVIEW_CHARS, "batch_size": 16, "lr": 1e-3,
+            "clip": 1.0, "steps": 600, "eval_at": [100, 200, 400, 600], "live_steps": 400,
+            "subset_seed": 0, "held_seed": 1}
+METHODS = {"answer_only": True, "full": False}
+
+
+def sft_data(lm, settings=SETTINGS):
+    """训练用的指令数据（两种指令混在一起）与每种指令的留出提示（验证集里固定抽 n_held 条）。"""
+    return TU.instruction_data(load_reviews(tokenize=False), settings["n_train_reviews"], settings["n_held"],
+                               settings["subset_seed"], settings["held_seed"], settings["review_chars"])
+
+
+def evaluator(lm, held):
+    """params → {指令种类: 留出提示上的 exact match}。"""
+    return lambda P: TU.exact_match_by_kind(P, lm.encode, held)
+
+
+def run(seed: int, answer_only: bool = True, steps: int | None = None, settings=SETTINGS, progress: bool = False):
+    """跑一个种子：返回 (params, history)。history 在 eval_at（不超过 steps）的步数上带每种指令的 exact match。"""
+    lm = load_pretrained()
+    train, held = sft_data(lm, settings)
+    steps = settings["steps"] if steps is None else steps
+    data = TU.encode_pairs(lm.encode, train, answer_only=answer_only)
+    return TU.train_sft(lm.params, data, steps=steps, batch_size=settings["batch_size"], lr=settings["lr"],
+                        seed=seed, clip=settings["clip"], eval_at=[s for s in settings["eval_at"] if s <= steps],
+                        eval_fn=evaluator(lm, held), progress=progress)
+
+
+def main():
+    lm = load_pretrained()
+    _, held = sft_data(lm)
+    base = evaluator(lm, held)(lm.params)
+    results, c0 = {}, time.process_time()
+    for method, answer_only in METHODS.items():
+        res = {}
+        for seed in SEEDS:
+            _, hist = run(seed, answer_only)
+            for row in hist:
+                for k in TU.KINDS:
+                    if k in row:
+                        res.setdefault(f"{k}@{row['step']}", []).append(row[k])
+                if "sentiment" in row:
+                    res.setdefault(f"train_loss@{row['step']}", []).append(row["loss"])
+            print(method, seed, {k: v[-1] for k, v in res.items() if k.endswith(f"@{SETTINGS['steps']}")}, flush=True)
+        results[method] = res
+    settings = dict(SETTINGS, base_model={k: float(v) for k, v in base.items()},
+                    template=TU.TEMPLATE, kinds=dict(TU.KINDS))
+    save_record(record_path(NAME), name=NAME, settings=settings, seeds=SEEDS, results=results,
+                cpu_seconds=time.process_time() - c0)
+    print("写出", record_path(NAME).name)
+
+
+if __name__ == "__main__":
+    main()
