@@ -3,6 +3,7 @@
   python benchmarks/class_load.py              # K = 5, 10, 20
   python benchmarks/class_load.py 3            # 只测 K = 3
   python benchmarks/class_load.py --json out.json 5 10
+  python benchmarks/class_load.py --sequence    # 一个学生依次打开几章、不关内核：内存加起来有多少
 
 每个 K 各起一个新的 hub（tests/_hub.py：127.0.0.1、随机端口和密码、SimpleLocalProcessSpawner、nbgitpuller），
 所有学生同时：建令牌 → 启动服务器（计时到就绪）→ 用 nbgitpuller 的 API 拉课程 → 通过 REST 建会话、
@@ -80,8 +81,9 @@ class MemoryWatch(threading.Thread):
             self.stop_flag.wait(0.5)
 
 
-async def run_notebook(hub, user: str, token: str, name: str) -> tuple[float, int]:
-    """在学生的服务器上建会话，逐格执行 name 的代码单元；返回 (秒, 出错的单元格数)。"""
+async def run_notebook(hub, user: str, token: str, name: str, keep: bool = False) -> tuple[float, int]:
+    """在学生的服务器上建会话，逐格执行 name 的代码单元；返回 (秒, 出错的单元格数)。
+    keep=True 时不关内核（像学生关掉标签页却没有关内核）。"""
     from tornado.httpclient import HTTPRequest
     from tornado.websocket import websocket_connect
     path = f"{FOLDER}/notebooks/{name}"
@@ -118,7 +120,8 @@ async def run_notebook(hub, user: str, token: str, name: str) -> tuple[float, in
                     break
     finally:
         ws.close()
-        await asyncio.to_thread(hub.request, f"/user/{user}/api/sessions/{session['id']}", "DELETE", token)
+        if not keep:
+            await asyncio.to_thread(hub.request, f"/user/{user}/api/sessions/{session['id']}", "DELETE", token)
     return time.monotonic() - t0, errors
 
 
@@ -174,15 +177,41 @@ def measure(k: int, work: Path) -> dict:
     }
 
 
+SEQUENCE = ("03-bow-tfidf.ipynb", "07-word2vec.ipynb", "11-generation.ipynb", "13-transformer.ipynb",
+            "18-experiments.ipynb")
+
+
+def measure_sequence(work: Path) -> list[tuple[str, float]]:
+    """一个学生依次运行 SEQUENCE 里的几章，每章跑完不关内核；每章之后记下服务器 + 全部内核的 RSS 之和。"""
+    remote = work / FOLDER
+    _hub.make_remote(remote)
+    rows = []
+    with _hub.running_hub(work / "hub", start_timeout=300) as hub:
+        token = hub.user_token("seq")
+        hub.start_server("seq", 600)
+        hub.git_pull("seq", token, str(remote))
+        for name in SEQUENCE:
+            asyncio.run(run_notebook(hub, "seq", token, name, keep=True))
+            total = sum(_rss_mb(p) for p in _hub.marked_pids(hub.mark) if _user_of(p) == "seq")
+            rows.append((name, round(total)))
+            print(f"  打开到 {name}：服务器 + {len(rows)} 个内核 共 {total:.0f} MB", flush=True)
+    return rows
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("ks", nargs="*", type=int, default=[5, 10, 20])
     ap.add_argument("--json", help="把结果另存为 JSON")
+    ap.add_argument("--sequence", action="store_true", help="只测一个学生依次打开几章、不关内核时的内存")
     args = ap.parse_args(argv)
     missing = _hub.missing()
     if missing:
         print(missing)
         return 2
+    if args.sequence:
+        with tempfile.TemporaryDirectory(prefix="class-seq-") as tmp:
+            measure_sequence(Path(tmp))
+        return 0
     results = []
     for k in args.ks:
         with tempfile.TemporaryDirectory(prefix=f"class-{k}-") as tmp:
