@@ -36,7 +36,7 @@ from nlpbook.datasets import (EMBEDDING_MAP, TOY_REVIEWS, TOY_VOCAB, clean_revie
 from nlpbook.text import Vocab, bag_of_words
 from nlpbook.ngram import unseen_examples, unseen_rate
 from nlpbook.charlm import CharNGramLM
-from nlpbook.char_rnn import char_codec, load_pretrained as load_gru
+from nlpbook.char_rnn import load_pretrained as load_gru
 from nlpbook.tiny_transformer import load_pretrained as load_tt
 from nlpbook.widgets.attention_explorer import AttentionExplorer
 from nlpbook.widgets.context_window import ContextWindowPanel
@@ -63,8 +63,7 @@ stats = [unseen_rate(train_s, held_s, n) for n in range(1, 6)]
 examples = {n: unseen_examples(train_s, held_s[1:], n, k=5) for n in range(1, 6)}
 sp = split_reviews(clean_reviews(load_raw_reviews())[0])
 lm = CharNGramLM(n=3, min_count=3).fit([r.text for r in sp["train"]])
-gru, gru_vocab, _ = load_gru()
-encode_c, decode_c = char_codec(lm.vocab)
+gru = load_gru()
 tt = load_tt(); sentence = "\n这家酒店的服务很好，房间也很干净，下次还会再来。"; chars = list(sentence)
 words40 = ["中国", "美国", "日本", "俄罗斯", "英国", "法国", "韩国", "德国", "北京", "上海", "天津", "香港", "广州",
            "东京", "华盛顿", "莫斯科", "１月", "２月", "１２月", "一月", "１日", "５日", "１０日", "２０日", "经济", "银行",
@@ -82,8 +81,8 @@ PANELS = {
   "08 衰减系数": DecayPanel(0.5, 10),
   "09 LSTM 门控": LSTMGatePanel(),
   "10 卷积窗口": ConvWindowPanel(),
-  "11 生成面板（三元模型）": GenerationPanel(lm.next_logits, lm.encode, lm.decode, lm.vocab, prompt="这家酒店"),
-  "11 生成面板（GRU）": GenerationPanel(gru.next_logits, lambda t: encode_c("\n" + t), decode_c, gru_vocab,
+  "11 生成面板（三元模型）": GenerationPanel(lm.next_logits, lm.prompt_ids, lm.decode, lm.vocab, prompt="这家酒店"),
+  "11 生成面板（GRU）": GenerationPanel(gru.next_logits, gru.prompt_ids, gru.decode, gru.vocab,
                                       prompt="这家酒店"),
   "13 注意力浏览器（演示句）": AttentionExplorer(),
   "13 注意力浏览器（训练好的模型）": AttentionExplorer.from_maps(np.array(tt.attention_maps(sentence)), chars,

@@ -10,7 +10,7 @@ PyTorch 只是这个测量的可选依赖，不是课程依赖：需要一个装
 2. 小 Transformer 语言模型的一步训练：词表 3311（真实评论的字表大小）、d 128、2 层 Pre-LN、4 个 head、
    FFN 512（GELU tanh 近似）、可学习位置、不共享输出层；batch 32 × 64 个 token；
    损失 + 全部梯度 + 全局范数裁剪 1.0 + AdamW（β2 0.99，权重衰减 0.01 只作用于矩阵）。
-   nlpbook：transformer.lm_loss_and_grads + layers.Adam；PyTorch：同一组权重的函数式写法 + torch.optim.AdamW。
+   nlpbook：transformer.lm_loss_and_grads + optim.Adam；PyTorch：同一组权重的函数式写法 + torch.optim.AdamW。
    先在同一进程里核对两边的损失与梯度一致，再计时。
 线程：1 个（绑到 0 号核）与 2 个（绑到 0、1 号核）；numpy 的矩阵乘法用 OpenBLAS（OPENBLAS_NUM_THREADS），
 其余逐元素运算是单线程；PyTorch 用 torch.set_num_threads。每种库在单独的子进程里测（免得两边的线程池互相空转抢核），
@@ -38,7 +38,7 @@ MALLOC_ENV = {"MALLOC_TRIM_THRESHOLD_": str(1 << 30), "MALLOC_MMAP_THRESHOLD_": 
 def numpy_setup():
     import numpy as np
     from nlpbook.attention import causal_mask, init_mha_params, mha_backward, mha_forward
-    from nlpbook.layers import Adam
+    from nlpbook.optim import Adam
     from nlpbook.transformer import init_lm_params, lm_loss_and_grads
     s, rng = SHAPE, np.random.default_rng(0)
     x = rng.standard_normal((s["B"], s["T"], s["d"])).astype(np.float32)
@@ -157,6 +157,23 @@ def check_equal() -> None:
     ref = sum(float((P_t[k].grad.numpy() ** 2).sum()) for k in grads)
     print(f"一致性核对：损失 nlpbook {loss_np:.6f}，PyTorch {loss_t.item():.6f}；"
           f"全部梯度拼成一个向量的相对差 ‖Δ‖/‖g‖ = {(diff / ref) ** 0.5:.1e}")
+    # 优化器：同样的梯度走 3 步（裁剪 1.0 + AdamW），optim.Adam 与 torch.optim.AdamW 的参数应一致
+    from nlpbook.optim import Adam
+    opt = Adam(1e-3, beta2=0.99, weight_decay=0.01, clip=1.0)
+    P_a = {k: P_np[k].copy() for k in grads}
+    P_b = {k: torch.tensor(P_np[k].copy(), requires_grad=True) for k in grads}
+    topt = torch.optim.AdamW([{"params": [v for v in P_b.values() if v.ndim >= 2], "weight_decay": 0.01},
+                              {"params": [v for v in P_b.values() if v.ndim < 2], "weight_decay": 0.0}],
+                             lr=1e-3, betas=(0.9, 0.99), eps=1e-8)
+    for _ in range(3):
+        opt.step(P_a, grads)
+        for k, v in P_b.items():
+            v.grad = torch.from_numpy(grads[k].copy())
+        torch.nn.utils.clip_grad_norm_(list(P_b.values()), 1.0)
+        topt.step()
+    d = sum(float(((P_a[k] - P_b[k].detach().numpy()) ** 2).sum()) for k in grads)
+    r = sum(float(((P_a[k] - P_np[k]) ** 2).sum()) for k in grads)
+    print(f"优化器核对：3 步 AdamW 之后两边参数之差 / 参数改变量 = {(d / r) ** 0.5:.1e}")
 
 
 def run_child(lib: str, threads: int, reps: int, malloc_tune: bool) -> dict:

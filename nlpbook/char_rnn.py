@@ -14,8 +14,9 @@ from pathlib import Path
 import numpy as np
 
 from ._checks import as_float_array_of_shape, as_id_array, check_positive, check_texts
+from .lm import LanguageModel
+from .optim import adam_step, clip_by_global_norm, single_thread_blas
 from .rnn import GRU_KEYS, gru_step, gru_step_backward, init_cell_params
-from .rnn_classifier import adam_step, clip_by_global_norm
 from .text import UNK
 
 __all__ = ["init_char_rnn", "char_lm_loss_and_grads", "next_logits", "perplexity", "token_nll", "text_nll", "CharRNNLM",
@@ -148,8 +149,7 @@ def perplexity(params, ids, n_tracks: int = 1) -> float:
     """
     P = _lm_params(params)
     total, n = 0.0, 0
-    from threadpoolctl import threadpool_limits  # BLAS 单线程：结果可复现，也不和别的进程抢核
-    with threadpool_limits(limits=1, user_api="blas"):
+    with single_thread_blas():  # BLAS 单线程：结果可复现，也不和别的进程抢核
         for nll, m in _nll_chunks(P, ids, n_tracks):
             total += float(nll[m].sum(dtype=np.float64))
             n += int(m.sum())
@@ -163,8 +163,7 @@ def token_nll(params, ids) -> np.ndarray:
     例：token_nll(params, [0, 5, 7]) → 两个数：−ln P(5 | 0)、−ln P(7 | 0 5)
     """
     P = _lm_params(params)
-    from threadpoolctl import threadpool_limits  # BLAS 单线程，同 perplexity
-    with threadpool_limits(limits=1, user_api="blas"):
+    with single_thread_blas():  # BLAS 单线程，同 perplexity
         return np.concatenate([nll[0] for nll, _ in _nll_chunks(P, ids, 1)]).astype(np.float64)
 
 
@@ -184,25 +183,33 @@ def text_nll(params, texts, vocab) -> tuple[np.ndarray, np.ndarray]:
 
 
 @dataclass
-class CharRNNLM:
-    """train_char_rnn 的结果：参数字典与训练记录（每步的 step、loss、seconds）。教学位置：第 11 章。"""
+class CharRNNLM(LanguageModel):
+    """字符级 GRU 语言模型：参数字典、训练记录（每步的 step、loss、seconds）、字表与说明 meta。教学位置：第 11 章。
+
+    满足 lm.LanguageModel 的接口：有了 vocab（load_pretrained 带着字表；train_char_rnn 的结果要自己设
+    model.vocab = 字表）就能 encode、decode、text_nll、perplexity(texts)、generate。
+    例：gru = load_pretrained(); gru.perplexity(["这本书很好"])
+    """
     params: dict
     history: list = field(default_factory=list)
+    vocab: list | None = None
+    meta: dict = field(default_factory=dict)
 
     def loss_and_grads(self, x, y, h0=None):
         return char_lm_loss_and_grads(self.params, x, y, h0)
 
     def next_logits(self, prefix_ids) -> np.ndarray:
+        """前文编号 → 下一个字的分数 (V,)：从零状态读完前文（见模块函数 next_logits）。"""
         return next_logits(self.params, prefix_ids)
 
-    def perplexity(self, ids, n_tracks: int = 1) -> float:
-        return perplexity(self.params, ids, n_tracks)
+    def text_nll(self, texts) -> tuple[np.ndarray, np.ndarray]:
+        """每条文本的总 −ln P 与被预测的字数（len + 1）：沿 "\\n" + "\\n".join(texts) + "\\n" 一路读下去。"""
+        self._stoi()  # 没有字表时给出清楚的错误
+        return text_nll(self.params, texts, self.vocab)
 
-    def token_nll(self, ids) -> np.ndarray:
-        return token_nll(self.params, ids)
-
-    def text_nll(self, texts, vocab) -> tuple[np.ndarray, np.ndarray]:
-        return text_nll(self.params, texts, vocab)
+    def n_params(self) -> int:
+        """参数个数（字向量、GRU、输出层）。"""
+        return int(sum(np.asarray(self.params[k]).size for k in LM_KEYS))
 
 
 def train_char_rnn(ids, vocab_size: int, *, hidden: int = 128, dim: int = 32, seq_len: int = 32,
@@ -231,8 +238,7 @@ def train_char_rnn(ids, vocab_size: int, *, hidden: int = 128, dim: int = 32, se
     if progress:
         from tqdm.auto import tqdm  # 只在需要进度条时导入
         it = tqdm(it, desc="训练步数")
-    from threadpoolctl import threadpool_limits  # 与其他训练函数一样固定 BLAS 单线程
-    with threadpool_limits(limits=1, user_api="blas"):
+    with single_thread_blas():  # 与其他训练函数一样固定 BLAS 单线程
         for step in it:
             if pos + seq_len > track:  # 新一遍：起点随机错开 0..seq_len-1 个字符，状态清零
                 base = int(rng.integers(0, seq_len)) + np.arange(batch_size) * track
@@ -276,10 +282,11 @@ def char_codec(vocab):
     return encode, decode
 
 
-def load_pretrained(path=None):
-    """读入随包附带的字符 GRU（真实评论训练集上训练）。返回 (CharRNNLM, vocab, meta)；参数转成 float32。
+def load_pretrained(path=None) -> CharRNNLM:
+    """读入随包附带的字符 GRU（真实评论训练集上训练）。返回带字表 vocab 与说明 meta 的 CharRNNLM；参数转成 float32。
 
-    教学位置：第 11 章生成面板。meta 记录训练设置、用时、验证集困惑度和二元/三元字模型的对照困惑度。
+    教学位置：第 11 章生成面板、第 13 章三个模型并排。meta 记录训练设置、用时、验证集困惑度和二元/三元字模型的对照困惑度。
+    例：gru = load_pretrained(); gru.generate("这本书", 20, temperature=0)
     """
     path = Path(__file__).parent / "weights" / WEIGHTS if path is None else Path(path)
     if not path.is_file():
@@ -290,4 +297,4 @@ def load_pretrained(path=None):
         vocab = [str(v) for v in f["vocab"]]
         meta = json.loads(str(f["meta"]))
     _lm_params(params)
-    return CharRNNLM(params), vocab, meta
+    return CharRNNLM(params, vocab=vocab, meta=meta)

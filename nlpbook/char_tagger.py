@@ -20,6 +20,7 @@ import numpy as np
 
 from ._checks import as_id_array, check_positive, check_tags, check_tokens
 from .functional import log_softmax
+from .optim import single_thread_blas
 from .tagging import (allowed_starts, allowed_transitions, crf_nll_and_grads, decode_independent,
                       tags_to_spans, viterbi)
 
@@ -222,8 +223,7 @@ def train_char_tagger(sentences, tags, *, mode: str = "crf", epochs: int = 3, lr
     batches = [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
     accum = {k: np.zeros_like(v) for k, v in params.items()}      # AdaGrad：各参数梯度平方的累计
     rng = np.random.default_rng(seed)
-    from threadpoolctl import threadpool_limits
-    with threadpool_limits(limits=1, user_api="blas"):
+    with single_thread_blas():
         bar = None
         if progress:
             from tqdm.auto import tqdm  # 只在需要进度条时导入

@@ -10,29 +10,29 @@
   第 j 阶（前文 h 长 j-1，h' 是 h 去掉最左一个字）：
   P_j(w|h) = (c(h,w) + T(h)·P_{j-1}(w|h')) / (c(h) + T(h))，T(h) 是 h 后面出现过的不同字符数；
   h 从没出现过时 P_j = P_{j-1}。每一阶都是合法分布，所以结果和为 1、处处 > 0（k > 0）。
+它满足 lm.LanguageModel 的接口（encode、decode、next_logits、text_nll、perplexity、generate）。
 不做的事：不做 Kneser-Ney、不做剪枝；困惑度依赖词表（<UNK> 合并了罕见字），不同 min_count 之间不可直接比。
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 
 import numpy as np
 
 from ._checks import check_ids, check_positive, check_texts
-from .spread import bootstrap_ci, paired_bootstrap
+from .lm import BOUNDARY, LanguageModel
 from .text import UNK
 
-__all__ = ["CharNGramLM", "EOS_CHAR", "perplexity_interval"]
+__all__ = ["CharNGramLM", "EOS_CHAR"]
 
-EOS_CHAR = "\n"
+EOS_CHAR = BOUNDARY
 
 
 def _codepoints(s: str) -> np.ndarray:
     return np.frombuffer(s.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
 
 
-class CharNGramLM:
+class CharNGramLM(LanguageModel):
     """字级 n 元语言模型。教学位置：第 5 章（n-gram）、第 11 章（生成与困惑度）。
 
     例：CharNGramLM(n=3).fit(训练文本).top_next("这本", 2) -> [('书', 0.86), ('《', 0.011)]（真实评论训练集）
@@ -177,13 +177,6 @@ class CharNGramLM:
         best = np.argsort(-p, kind="stable")[:k]
         return [(self.vocab[i], float(p[i])) for i in best]
 
-    def perplexity(self, texts: Iterable[str]) -> float:
-        """每字困惑度：exp(平均 -ln P)，每条文本末尾的 EOS 也算一个被预测的字（第 11.5 节）。
-
-        例：真实评论上 n=3 的验证集困惑度约 64（n=1 约 504）。<UNK> 当作一个普通字符计分。
-        """
-        return math.exp(-float(self._text_logprobs(texts)[0].mean()))
-
     def _text_logprobs(self, texts) -> tuple[np.ndarray, list[str]]:
         """所有被预测位置的 ln P（按文本顺序连成一串）与检查过的文本列表。"""
         self._ready()
@@ -199,7 +192,8 @@ class CharNGramLM:
     def text_nll(self, texts: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
         """每条文本的总负对数概率与被预测的字数（含结尾的 EOS）：返回 (nll (条数,), 字数 (条数,))。
 
-        教学位置：第 11.5 节。exp(nll.sum() / 字数.sum()) 等于 perplexity(texts)；
+        教学位置：第 11.5 节。exp(nll.sum() / 字数.sum()) 就是 perplexity(texts)（lm.LanguageModel 的共同定义；
+        例：真实评论上 n=3 的验证集困惑度约 63，n=1 约 501；<UNK> 当作一个普通字符计分）；
         按文本重抽样、再用这个公式重算，就得到困惑度的自助法区间。
         例：text_nll(["好", "不错"]) → (两个数, [2, 3])
         """
@@ -242,37 +236,14 @@ class CharNGramLM:
         arrays = self._ctx_keys + self._ctx_total + self._ctx_types + self._pair_keys + self._pair_counts
         return int(sum(a.nbytes for a in arrays))
 
+    def n_params(self) -> int:
+        """模型存了多少个数：各阶计数表的项数之和（n 元模型的“参数”就是这些次数）。"""
+        self._ready()
+        arrays = self._ctx_keys + self._ctx_total + self._ctx_types + self._pair_keys + self._pair_counts
+        return int(sum(a.size for a in arrays))
+
     def __repr__(self) -> str:
         state = f"{len(self.vocab)} 个字符" if self.vocab else "未训练"
         return (f"CharNGramLM(n={self.n}, k={self.k}, min_count={self.min_count}, "
                 f"interpolate={self.interpolate}, {state})")
 
-
-def perplexity_interval(nll, counts, nll_b=None, n_boot: int = 1000, seed: int = 0,
-                        level: float = 0.95) -> tuple[float, float, float]:
-    """按文本重抽样的困惑度区间：返回 (点估计, 下界, 上界)。教学位置：第 11.5 节（困惑度也有波动）。
-
-    nll、counts：每条文本的总负对数概率与被预测的字数（CharNGramLM.text_nll、char_rnn.text_nll 的结果）。
-    每次有放回地抽同样多条文本，困惑度 = exp(所抽文本的 nll 之和 / 字数之和)。
-    再给 nll_b（另一个模型在同一批文本上的 nll）时，返回配对的差 PPL(a) − PPL(b) 的区间：
-    两个模型用同一组重抽样的文本，区间不含 0 才说两者不同。
-    例：perplexity_interval([4.0, 2.0], [2, 1]) 的点估计是 exp(6 / 3) ≈ 7.389
-    """
-    nll = np.asarray(nll, dtype=np.float64)
-    counts = np.asarray(counts)
-    if nll.ndim != 1 or counts.shape != nll.shape or nll.size == 0:
-        raise ValueError(f"nll 与 counts 必须是等长的非空一维数组，收到形状 {nll.shape} 与 {counts.shape}")
-    if not np.all(np.isfinite(nll)) or np.any(nll < 0):
-        raise ValueError("nll 必须是有限的非负数（每条文本的总负对数概率）")
-    if not np.issubdtype(counts.dtype, np.integer) or np.any(counts < 1):
-        raise ValueError("counts 必须是 >= 1 的整数（每条文本被预测的字数）")
-
-    def ppl(n, total):
-        return math.exp(float(total.sum()) / float(n.sum()))
-
-    if nll_b is None:
-        return bootstrap_ci(counts, nll, metric=ppl, n_boot=n_boot, seed=seed, level=level)
-    nll_b = np.asarray(nll_b, dtype=np.float64)
-    if nll_b.shape != nll.shape or not np.all(np.isfinite(nll_b)) or np.any(nll_b < 0):
-        raise ValueError(f"nll_b 必须是与 nll 等长（{nll.size}）的有限非负数组")
-    return paired_bootstrap(counts, nll, nll_b, metric=ppl, n_boot=n_boot, seed=seed, level=level)

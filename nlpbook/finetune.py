@@ -16,11 +16,11 @@ import copy
 import numpy as np
 
 from ._checks import as_float_array_keep, check_positive, check_rng
-from .layers import Adam
+from .optim import Adam, single_thread_blas
 from .transformer import body_backward, body_forward, body_param_names, init_lm_params, lm_config
 
 __all__ = ["REGIMES", "encode_texts", "encode_reviews", "fixed_subset", "mean_pool", "mean_pool_backward", "init_head", "classifier_forward",
-           "classifier_loss_and_grads", "extract_features", "predict_proba", "accuracy", "train_classifier"]
+           "classifier_loss_and_grads", "extract_features", "predict_proba", "accuracy", "check_schedule", "train_steps", "train_classifier"]
 
 REGIMES = ("scratch", "probe", "full")
 PAD_ID = 0
@@ -197,6 +197,46 @@ def _probe_acc(head, F, y):
     return float(np.mean((z >= 0) == (y == 1)))
 
 
+def check_schedule(steps, batch_size, lr, eval_at) -> set:
+    """训练步数的设置：steps、batch_size 是正整数，lr > 0；返回要评估的步数集合（eval_at 加上最后一步）。
+
+    教学位置：第 15.6 节。例：check_schedule(300, 32, 1e-3, [50, 100]) -> {50, 100, 300}
+    """
+    check_positive(steps, "steps", integer=True)
+    check_positive(batch_size, "batch_size", integer=True)
+    check_positive(lr, "lr")
+    return {int(check_positive(s, "eval_at 里的步数", integer=True)) for s in eval_at} | {steps}
+
+
+def train_steps(step_fn, evaluate, n_train: int, rng, *, steps: int, batch_size: int, lr: float, eval_at=(),
+                clip: float | None = 1.0, progress: bool = False, desc: str = "训练步数") -> list:
+    """分类器训练共用的循环（train_classifier 与 lora.train_lora）：返回 history。教学位置：第 15.6 节、第 17 章。
+
+    每步用 rng 从 n_train 条里有放回地抽 batch_size 个下标 idx，调用 step_fn(idx, opt) → 该批的损失
+    （它算梯度并调用 opt.step；opt 是 Adam(lr, clip=clip)）；在 eval_at 的每一步和最后一步
+    记一行 {'step', 'loss'（保留 6 位小数）, 'val_acc': evaluate()}。训练期间 BLAS 单线程。
+    例：history = train_steps(step_fn, evaluate, len(X), np.random.default_rng(0), steps=300, batch_size=32, lr=1e-3)
+    """
+    eval_at = check_schedule(steps, batch_size, lr, eval_at)
+    check_positive(n_train, "n_train", integer=True)
+    check_rng(rng)
+    if not callable(step_fn) or not callable(evaluate):
+        raise TypeError("step_fn(idx, opt) 与 evaluate() 都必须是函数")
+    opt, history = Adam(lr, clip=clip), []
+    with single_thread_blas():  # 与其他训练函数一样固定 BLAS 单线程，结果可复现
+        it = range(1, steps + 1)
+        if progress:
+            from tqdm.auto import tqdm  # 只在需要进度条时导入
+            it = tqdm(it, desc=desc)
+        for step in it:
+            loss = step_fn(rng.integers(0, n_train, size=batch_size), opt)
+            if step in eval_at:
+                history.append({"step": step, "loss": round(loss, 6), "val_acc": evaluate()})
+        if progress:
+            it.close()
+    return history
+
+
 def train_classifier(params: dict, train, val, *, regime: str, steps: int = 300, batch_size: int = 32,
                      lr: float = 1e-3, seed: int = 0, eval_at=(), clip: float | None = 1.0, progress: bool = False):
     """按一种方式训练分类器，返回 (params, head, history)。教学位置：第 15.6 节。
@@ -210,10 +250,7 @@ def train_classifier(params: dict, train, val, *, regime: str, steps: int = 300,
     if regime not in REGIMES:
         raise ValueError(f"regime 只能是 {REGIMES} 之一，收到 {regime!r}")
     cfg = lm_config(params)
-    check_positive(steps, "steps", integer=True)
-    check_positive(batch_size, "batch_size", integer=True)
-    check_positive(lr, "lr")
-    eval_at = {int(check_positive(s, "eval_at 里的步数", integer=True)) for s in eval_at} | {steps}
+    check_schedule(steps, batch_size, lr, eval_at)
     (X, n, y), (Xv, nv, yv) = train, val
     X, Xv = np.asarray(X), np.asarray(Xv)
     n, nv = _lengths(n, len(X), X.shape[1]), _lengths(nv, len(Xv), Xv.shape[1])
@@ -228,31 +265,28 @@ def train_classifier(params: dict, train, val, *, regime: str, steps: int = 300,
     else:
         P = {k: (dict(v) if k == "config" else v.copy()) for k, v in params.items()}
     head = init_head(cfg["d_model"], P["tok_emb"].dtype)
-    opt = Adam(lr, clip=clip)
-    history = []
-    from threadpoolctl import threadpool_limits  # 与其他训练函数一样固定 BLAS 单线程，结果可复现
-    with threadpool_limits(limits=1, user_api="blas"):
-        if regime == "probe":
+    if regime == "probe":  # 主体冻结：特征只算一次，之后只训练逻辑回归
+        with single_thread_blas():
             F, Fv = extract_features(P, X, n), extract_features(P, Xv, nv)
-        it = range(1, steps + 1)
-        if progress:
-            from tqdm.auto import tqdm  # 只在需要进度条时导入
-            it = tqdm(it, desc=f"{regime} 训练步数")
-        for step in it:
-            idx = rng.integers(0, len(X), size=batch_size)
-            if regime == "probe":
-                fb = F[idx].astype(head["w_cls"].dtype)
-                loss, dz = _bce(fb @ head["w_cls"] + head["b_cls"][0], y[idx])
-                dz = dz.astype(fb.dtype)
-                opt.step(head, {"w_cls": fb.T @ dz, "b_cls": np.array([dz.sum()], dtype=fb.dtype)})
-            else:
-                T = int(n[idx].max())
-                loss, g_head, g_body = classifier_loss_and_grads(P, head, X[idx, :T], n[idx], y[idx])
-                both = {**P, **head}
-                opt.step(both, {**g_body, **g_head})
-            if step in eval_at:
-                acc = _probe_acc(head, Fv, yv) if regime == "probe" else _probe_acc(head, extract_features(P, Xv, nv), yv)
-                history.append({"step": step, "loss": round(loss, 6), "val_acc": acc})
-        if progress:
-            it.close()
+
+        def step_fn(idx, opt):
+            fb = F[idx].astype(head["w_cls"].dtype)
+            loss, dz = _bce(fb @ head["w_cls"] + head["b_cls"][0], y[idx])
+            dz = dz.astype(fb.dtype)
+            opt.step(head, {"w_cls": fb.T @ dz, "b_cls": np.array([dz.sum()], dtype=fb.dtype)})
+            return loss
+
+        def evaluate():
+            return _probe_acc(head, Fv, yv)
+    else:
+        def step_fn(idx, opt):
+            T = int(n[idx].max())
+            loss, g_head, g_body = classifier_loss_and_grads(P, head, X[idx, :T], n[idx], y[idx])
+            opt.step({**P, **head}, {**g_body, **g_head})
+            return loss
+
+        def evaluate():
+            return _probe_acc(head, extract_features(P, Xv, nv), yv)
+    history = train_steps(step_fn, evaluate, len(X), rng, steps=steps, batch_size=batch_size, lr=lr, eval_at=eval_at,
+                          clip=clip, progress=progress, desc=f"{regime} 训练步数")
     return P, head, history

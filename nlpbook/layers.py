@@ -1,9 +1,10 @@
-"""Transformer 层里除注意力以外的部件：LayerNorm、前馈网络 FFN（GELU 或 ReLU）与 Adam 优化器。
+"""Transformer 层里除注意力以外的部件：LayerNorm 与前馈网络 FFN（GELU 或 ReLU）。
 
 每个部件都有前向（返回 输出 和 cache）与手写反向（测试里用有限差分检验）。
 数组约定：x 的最后一维是特征；float32 输入保持 float32（训练用），其余转成 float64。
 权重用行向量约定 y = x @ W + b，W 形状 (d_in, d_out)，与 attention 模块一致。
-不做的事：不做 dropout、RMSNorm、混合精度；注意力本身在 attention 模块，整层与语言模型在 transformer 模块。
+不做的事：不做 dropout、RMSNorm、混合精度；注意力本身在 attention 模块，整层与语言模型在 transformer 模块，
+优化器（Adam）在 optim 模块。
 """
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ import math
 
 import numpy as np
 
-from ._checks import as_float_array_keep, check_adam_settings, check_positive, check_rng, check_upstream_grad
+from ._checks import as_float_array_keep, check_positive, check_rng, check_upstream_grad
 
 __all__ = ["layer_norm_forward", "layer_norm_backward", "gelu", "init_ffn_params", "check_activation", "ffn_forward",
-           "ffn_backward", "Adam"]
+           "ffn_backward"]
 
 _C = math.sqrt(2.0 / math.pi)  # GELU tanh 近似里的 √(2/π)
 _A = 0.044715
@@ -213,65 +214,3 @@ def ffn_forward(x, params: dict, activation: str = "gelu"):
 def ffn_backward(d_out, cache):
     """ffn_forward 的反向：给 ∂L/∂out，返回 (dx, grads)，grads 含 W1、b1、W2、b2。"""
     return _backward_on_rows(_ffn_bwd, d_out, cache, "d_out")
-
-
-# ---------- 优化器 ----------
-class Adam:
-    """Adam（Kingma & Ba 2015）；weight_decay > 0 时是 AdamW（解耦的权重衰减）。
-
-    教学位置：第 4.3 节“新参数 = 旧参数 − 学习率 × 梯度”的改进版（课文未展开；训练第 13 章的小模型时使用）。
-
-    每一步（t 从 1 开始，g 为梯度）：
-      若 clip 不为 None 且全部梯度的总范数 ‖g‖ > clip：g ← g · clip/‖g‖（按全局范数裁剪）
-      m ← β1·m + (1−β1)·g；v ← β2·v + (1−β2)·g²
-      参数 ← 参数 − lr·( m/(1−β1ᵗ) / (√(v/(1−β2ᵗ)) + eps) + weight_decay·参数 )
-    权重衰减只作用于二维及以上的数组（矩阵、词向量表），不作用于偏置与 LayerNorm 的 gamma/beta。
-    例：第一步 g = 0.5、lr = 0.1 → m̂ = 0.5，v̂ = 0.25，参数减少 0.1·0.5/(0.5 + 1e-8) ≈ 0.1。
-    step 原地修改 params 里的数组，返回裁剪前的梯度总范数。lr 可在两步之间修改（学习率调度）。
-    """
-
-    def __init__(self, lr: float = 1e-3, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8,
-                 weight_decay: float = 0.0, clip: float | None = None):
-        check_adam_settings(lr, {"beta1": beta1, "beta2": beta2}, eps)
-        check_positive(weight_decay, "weight_decay", allow_zero=True)
-        if clip is not None:
-            check_positive(clip, "clip")
-        self.lr, self.beta1, self.beta2, self.eps = float(lr), float(beta1), float(beta2), float(eps)
-        self.weight_decay, self.clip = float(weight_decay), clip
-        self.t = 0
-        self.m: dict = {}
-        self.v: dict = {}
-
-    def step(self, params: dict, grads: dict) -> float:
-        if not isinstance(params, dict) or not isinstance(grads, dict) or not grads:
-            raise TypeError("params 与 grads 必须是字典，grads 非空：{名字: 数组}")
-        for k, g in grads.items():
-            p = params.get(k)
-            if not isinstance(p, np.ndarray) or not isinstance(g, np.ndarray) or p.shape != g.shape:
-                raise ValueError(f"grads[{k!r}] 必须是与 params[{k!r}] 同形状的数组")
-        sq = sum(float(np.vdot(g.ravel(), g.ravel())) for g in grads.values())
-        norm = math.sqrt(sq)
-        if not math.isfinite(norm):
-            raise ValueError("梯度含 NaN 或无穷大（可能学习率太大、发生了梯度爆炸）；参数没有更新")
-        scale = self.clip / norm if self.clip is not None and norm > self.clip else 1.0
-        self.t += 1
-        b1, b2, t = self.beta1, self.beta2, self.t
-        step = self.lr / (1.0 - b1 ** t)
-        vfix = 1.0 / math.sqrt(1.0 - b2 ** t)
-        for k, g in grads.items():
-            p = params[k]
-            if k not in self.m:
-                self.m[k], self.v[k] = np.zeros_like(p), np.zeros_like(p)
-            m, v = self.m[k], self.v[k]
-            gs = g * scale if scale != 1.0 else g
-            m *= b1
-            m += (1.0 - b1) * gs
-            v *= b2
-            v += (1.0 - b2) * (gs * gs)
-            denom = np.sqrt(v)
-            denom *= vfix
-            denom += self.eps
-            if self.weight_decay and p.ndim >= 2:
-                p -= (self.lr * self.weight_decay) * p
-            p -= step * (m / denom)
-        return norm

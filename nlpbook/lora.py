@@ -16,8 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._checks import as_float_array_keep, check_positive, check_rng
-from .finetune import classifier_loss_and_grads, extract_features, init_head
-from .layers import Adam
+from .finetune import check_schedule, classifier_loss_and_grads, extract_features, init_head, train_steps
 from .transformer import body_param_names, lm_config
 
 __all__ = ["TARGETS", "init_lora", "lora_scale", "lora_linear", "merge", "lora_loss_and_grads", "count_trainable",
@@ -119,26 +118,24 @@ def train_lora(params: dict, train, val, *, r: int = 4, alpha: float = 8.0, targ
     train、val、抽样、优化器、history 的格式都与 finetune.train_classifier 相同，便于在同样的步数下比较。
     """
     cfg = lm_config(params)
-    check_positive(steps, "steps", integer=True)
-    check_positive(batch_size, "batch_size", integer=True)
-    check_positive(lr, "lr")
-    eval_at = {int(check_positive(s, "eval_at 里的步数", integer=True)) for s in eval_at} | {steps}
+    check_schedule(steps, batch_size, lr, eval_at)
     (X, n, y), (Xv, nv, yv) = train, val
     X, n, y, Xv, nv, yv = (np.asarray(a) for a in (X, n, y, Xv, nv, yv))
     rng = np.random.default_rng(seed)
     adapters = init_lora(params, rng, r, alpha, targets)
     head = init_head(cfg["d_model"], params["tok_emb"].dtype)
-    opt = Adam(lr, clip=clip)
-    history = []
-    from threadpoolctl import threadpool_limits  # 与其他训练函数一样固定 BLAS 单线程，结果可复现
-    with threadpool_limits(limits=1, user_api="blas"):
-        for step in range(1, steps + 1):
-            idx = rng.integers(0, len(X), size=batch_size)
-            T = int(n[idx].max())
-            loss, g_ad, g_head = lora_loss_and_grads(params, adapters, head, X[idx, :T], n[idx], y[idx])
-            opt.step({**adapters, **head}, {**g_ad, **g_head})
-            if step in eval_at:
-                f = extract_features(merge(params, adapters), Xv, nv)
-                z = f @ head["w_cls"].astype(np.float64) + float(head["b_cls"][0])
-                history.append({"step": step, "loss": round(loss, 6), "val_acc": float(np.mean((z >= 0) == (yv == 1)))})
+
+    def step_fn(idx, opt):
+        T = int(n[idx].max())
+        loss, g_ad, g_head = lora_loss_and_grads(params, adapters, head, X[idx, :T], n[idx], y[idx])
+        opt.step({**adapters, **head}, {**g_ad, **g_head})
+        return loss
+
+    def evaluate():
+        f = extract_features(merge(params, adapters), Xv, nv)
+        z = f @ head["w_cls"].astype(np.float64) + float(head["b_cls"][0])
+        return float(np.mean((z >= 0) == (yv == 1)))
+
+    history = train_steps(step_fn, evaluate, len(X), rng, steps=steps, batch_size=batch_size, lr=lr, eval_at=eval_at,
+                          clip=clip)
     return adapters, head, history

@@ -24,7 +24,7 @@ import numpy as np
 
 from ._checks import as_float_array, check_positive, check_tokens
 from .sparse import CountMatrix
-from .text import Vocab, document_frequency, idf
+from .text import Vocab, document_frequency
 
 __all__ = ["order_by_score", "rank", "char_bigram_tokenize", "TfidfRetriever", "LsaRetriever", "fuse_scores",
            "gold_ranks", "recall_at_k", "mean_reciprocal_rank", "split_sentences", "best_sentences",
@@ -100,6 +100,21 @@ def char_bigram_tokenize(text: str) -> list[str]:
     return out
 
 
+_IDF_FORMULAS = {"tfidf": lambda n, c: math.log(n / c),
+                 "bm25": lambda n, c: math.log(1 + (n - c + 0.5) / (c + 0.5))}
+
+
+def _idf_table(docs: list[list[str]], method: str) -> dict[str, float]:
+    """数一遍文档频率 df，按 method 换成 IDF：'tfidf' 为课文的 ln(N/df)（与 text.idf 相同），
+    'bm25' 为 ln(1 + (N − df + 0.5)/(df + 0.5))。TfidfRetriever.fit 的两种方法都经过这里。
+
+    例：docs=[['实体'], ['实体', '检索']]，'tfidf' → {'实体': 0.0, '检索': 0.693}；'bm25' → {'实体': 0.182, '检索': 0.693}
+    """
+    n = len(docs)
+    formula = _IDF_FORMULAS[method]
+    return {t: formula(n, c) for t, c in document_frequency(docs).items()}
+
+
 class TfidfRetriever:
     """在文本段落上做关键词检索。教学位置：第 17.4 节。
 
@@ -140,11 +155,7 @@ class TfidfRetriever:
         self.ids = ids
         self.vocab = Vocab([t for d in docs for t in d])
         n = len(docs)
-        if self.method == "tfidf":
-            self.idf = idf(docs)
-        else:
-            df = document_frequency(docs)
-            self.idf = {t: math.log(1 + (n - c + 0.5) / (c + 0.5)) for t, c in df.items()}
+        self.idf = _idf_table(docs, self.method)
         self._weights = np.array([self.idf[t] for t in self.vocab.itos])
         self._lengths = np.array([len(d) for d in docs], dtype=float)
         if self.method == "bm25":                      # BM25 只要原始次数；TF-IDF 只要加权后的矩阵
@@ -160,13 +171,7 @@ class TfidfRetriever:
         """问题对每个段落的分数，形状 (段落数,)，与 fit 时的顺序一致。"""
         if self.vocab is None:
             raise RuntimeError("请先调用 fit(sections) 再检索")
-        if not isinstance(query, str):
-            raise TypeError(f"query 必须是字符串，收到 {type(query).__name__}")
-        q = np.zeros(len(self.vocab))
-        for t in check_tokens(self.tokenize(query), "tokenize 的输出"):
-            j = self.vocab.stoi.get(t)
-            if j is not None:
-                q[j] += 1.0
+        q = np.bincount(self._query_ids(query), minlength=len(self.vocab)).astype(float)   # 问题里每个词的次数
         if self.method == "tfidf":
             qv = q * self._weights
             qn = np.linalg.norm(qv)
@@ -181,6 +186,13 @@ class TfidfRetriever:
         norm = self.k1 * (1 - self.b + self.b * self._lengths / max(self._lengths.mean(), 1e-12))
         contrib = q[C.indices] * self._weights[C.indices] * tf * (self.k1 + 1) / (tf + norm[rows])
         return np.bincount(rows, weights=contrib, minlength=C.shape[0])
+
+    def _query_ids(self, query: str) -> np.ndarray:
+        """问题切词后落在词表里的 token 下标（按出现顺序，重复的词重复出现）；词表外的词丢弃。LsaRetriever 也用它。"""
+        if not isinstance(query, str):
+            raise TypeError(f"query 必须是字符串，收到 {type(query).__name__}")
+        toks = check_tokens(self.tokenize(query), "tokenize 的输出")
+        return np.array([j for j in map(self.vocab.stoi.get, toks) if j is not None], dtype=np.intp)
 
     def search(self, query: str, k: int = 3) -> list[tuple]:
         """最相关的至多 k 个段落 [(段落编号, 分数)]，分数从高到低、相同按 fit 顺序。
@@ -296,13 +308,9 @@ class LsaRetriever:
         """问题的 k 维向量（TF-IDF → 除以长度 → 乘 V_k）；问题与词表没有共同的有效词时是零向量。"""
         if self._sparse is None:
             raise RuntimeError("请先调用 fit(sections) 再检索")
-        if not isinstance(query, str):
-            raise TypeError(f"query 必须是字符串，收到 {type(query).__name__}")
+        ids = self._sparse._query_ids(query)
         q = np.zeros(len(self.vocab))
-        for t in check_tokens(self.tokenize(query), "tokenize 的输出"):
-            j = self.vocab.stoi.get(t)
-            if j is not None:
-                q[j] += self._sparse._weights[j]
+        np.add.at(q, ids, self._sparse._weights[ids])                   # 每出现一次加一次 IDF，即 TF × IDF
         qn = np.linalg.norm(q)
         return (q / qn) @ self._proj if qn > 0 else np.zeros(self._proj.shape[1])
 

@@ -12,13 +12,14 @@ from functools import partial
 
 import numpy as np
 
-from ._checks import as_float_array_keep, as_id_array, check_adam_settings, check_positive
+from ._checks import as_id_array, check_positive
 from .functional import binary_cross_entropy, sigmoid
+from .optim import adam_step, clip_by_global_norm, global_norm, single_thread_blas
 from .text import Vocab
 from .rnn import CELLS, gru_step, gru_step_backward, init_cell_params, lstm_cell, lstm_cell_backward
 
 __all__ = ["pad_batch", "init_rnn_classifier", "classifier_cell", "predict_proba", "loss_and_grads",
-           "hidden_grad_norms", "clip_by_global_norm", "adam_step", "RNNClassifier", "train_rnn_classifier",
+           "hidden_grad_norms", "RNNClassifier", "train_rnn_classifier",
            "accuracy_by_length", "review_task"]
 
 
@@ -246,55 +247,6 @@ def _backward_for(P):
     return _cls_backward if classifier_cell(P) == "rnn" else _gated_backward
 
 
-def _global_norm(grads: dict) -> float:
-    norm = math.sqrt(sum(float(np.sum(np.square(g, dtype=np.float64))) for g in grads.values()))
-    if not math.isfinite(norm):
-        raise ValueError("梯度含 NaN 或无穷大（可能学习率太大、发生了梯度爆炸）")
-    return norm
-
-
-def clip_by_global_norm(grads: dict, max_norm: float):
-    """全部梯度拼成一个向量，范数超过 max_norm 就等比例缩小。返回 (新梯度, 缩放前的范数)。教学位置：第 8.5 节。
-
-    例：梯度 {'a': [3, 4]}，max_norm=1 -> {'a': [0.6, 0.8]}，范数 5
-    """
-    check_positive(max_norm, "max_norm")
-    if not isinstance(grads, dict) or not grads:
-        raise TypeError("grads 必须是非空的 {名字: 梯度数组} 字典")
-    grads = {k: as_float_array_keep(g, f"grads[{k!r}]") for k, g in grads.items()}
-    norm = _global_norm(grads)
-    if norm <= max_norm:
-        return grads, norm
-    s = max_norm / norm
-    return {k: (g * s).astype(g.dtype) for k, g in grads.items()}, norm
-
-
-def adam_step(P: dict, g: dict, state: dict, lr: float, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8):
-    """Adam 一步：按梯度 g 原地更新参数 P，一阶、二阶矩与步数存在 state 里。教学位置：第 8.4 节。
-
-    train_rnn_classifier 与字符 GRU 的 train_char_rnn 都用它。写法是 Kingma & Ba（2015）第 2 节的高效形式：
-    步长 lr·√(1−β2ᵗ)/(1−β1ᵗ)，参数 −= 步长·m/(√v + eps)。state 第一次传空字典 {}，之后每步传同一个
-    （接着训练时连同参数一起保存）。Transformer 语言模型的 train_lm 用的是 layers.Adam
-    （eps 加的位置不同，另有权重衰减与裁剪），两者的结果末位不同。
-    """
-    if not all(isinstance(d, dict) for d in (P, g, state)) or not g:
-        raise TypeError("P、g、state 必须是字典（g 非空：{名字: 梯度数组}；state 第一次传 {}）")
-    check_adam_settings(lr, {"b1": b1, "b2": b2}, eps)
-    for k, gk in g.items():
-        if not isinstance(P.get(k), np.ndarray) or np.shape(gk) != P[k].shape:
-            raise ValueError(f"g[{k!r}] 必须与 P[{k!r}]（numpy 数组，原地更新）同形状")
-    state["t"] = t = state.get("t", 0) + 1
-    step = lr * math.sqrt(1 - b2 ** t) / (1 - b1 ** t)
-    for k, gk in g.items():
-        m = state.setdefault("m_" + k, np.zeros_like(gk))
-        v = state.setdefault("v_" + k, np.zeros_like(gk))
-        m *= b1
-        m += (1 - b1) * gk
-        v *= b2
-        v += (1 - b2) * gk * gk
-        P[k] -= step * m / (np.sqrt(v) + eps)
-
-
 @dataclass
 class RNNClassifier:
     """train_rnn_classifier 的结果：参数字典与每轮的记录。教学位置：第 8.4 节。"""
@@ -354,15 +306,14 @@ def train_rnn_classifier(train_ids, train_y, vocab_size: int, *, dim: int = 32, 
         from tqdm.auto import tqdm  # 只在需要进度条时导入
         epoch_iter = tqdm(epoch_iter, desc="训练轮次")
     # 小矩阵的多线程 BLAS 更慢，且线程数不同会让训练结果的末位不同：训练时限定单线程，结果与机器核数无关
-    from threadpoolctl import threadpool_limits
-    with threadpool_limits(limits=1, user_api="blas"):
+    with single_thread_blas():
         for epoch in epoch_iter:
             order, losses, norms = rng.permutation(len(y)), [], []
             for s in range(0, len(y), batch_size):
                 idx = order[s:s + batch_size]
                 ids, mask = pad_batch([train_ids[i] for i in idx], max_len=max_len)
                 loss, g = loss_and_grads(P, ids, mask, y[idx])
-                g, n = clip_by_global_norm(g, clip) if clip is not None else (g, _global_norm(g))
+                g, n = clip_by_global_norm(g, clip) if clip is not None else (g, global_norm(g))
                 adam_step(P, g, state, lr)
                 losses.append(loss)
                 norms.append(n)

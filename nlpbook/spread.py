@@ -5,20 +5,22 @@
 - bootstrap_ci / paired_bootstrap：对评测集有放回地重抽样，得到指标（或两个方法之差）的 95% 区间；
 - separated(a, b)：两个 Spread 的 t 区间不重叠时，才说一个比另一个好。
 记录（record）是长训练脚本写下的 JSON：设置、种子、每个种子的结果、CPU 时间；notebook 读它画图，
-再用 Spread.contains 检查现场跑的那一个种子落在记录的范围里。
+再用 Spread.contains 检查现场跑的那一个种子落在记录的范围里。写记录的脚本共用 run_seeds / per_seed
+（方法 × 种子跑一遍，整理成“每个指标一个列表”）、curve_metrics（学习曲线摊平成指标）和 write_record。
 例：over_seeds(lambda s: [0.80, 0.82, 0.81][s], [0, 1, 2]) -> Spread(mean=0.81, sd=0.01, n=3)
 """
 from __future__ import annotations
 
 import json
 import math
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 __all__ = ["Spread", "over_seeds", "bootstrap_ci", "paired_bootstrap", "separated", "record_path", "save_record",
-           "load_record"]
+           "load_record", "per_seed", "run_seeds", "curve_metrics", "write_record"]
 
 RECORDS = Path(__file__).resolve().parent / "records"
 
@@ -80,8 +82,7 @@ class Spread:
         return self.format()
 
 
-def over_seeds(fn, seeds) -> Spread:
-    """对每个种子调用 fn(seed)（返回一个数），收集成 Spread。种子必须是互不相同的非负整数。"""
+def _check_seeds(seeds) -> tuple:
     seeds = tuple(seeds)
     if not seeds:
         raise ValueError("seeds 不能为空")
@@ -89,6 +90,12 @@ def over_seeds(fn, seeds) -> Spread:
         raise ValueError(f"seeds 必须是非负整数，收到 {seeds}")
     if len(set(seeds)) != len(seeds):
         raise ValueError(f"seeds 不能重复，收到 {seeds}")
+    return seeds
+
+
+def over_seeds(fn, seeds) -> Spread:
+    """对每个种子调用 fn(seed)（返回一个数），收集成 Spread。种子必须是互不相同的非负整数。"""
+    seeds = _check_seeds(seeds)
     return Spread(tuple(float(fn(int(s))) for s in seeds), tuple(int(s) for s in seeds))
 
 
@@ -190,6 +197,74 @@ def save_record(path, *, name: str, settings: dict, seeds, results: dict, cpu_se
                      "cpu_seconds": round(float(cpu_seconds), 1)})
     Path(path).write_text(json.dumps(rec, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return rec
+
+
+def per_seed(rows) -> dict:
+    """每个种子一次运行的指标 [{指标: 值}, …]（与种子同序）→ {指标: [各种子的值]}，即记录里一个方法的结果。
+
+    教学位置：第 18.3 节（多种子记录）。每次运行的指标名必须相同。
+    例：per_seed([{'acc': 0.80, 'f1': 0.7}, {'acc': 0.82, 'f1': 0.8}]) -> {'acc': [0.80, 0.82], 'f1': [0.7, 0.8]}
+    """
+    rows = list(rows)
+    if not rows or not all(isinstance(r, dict) for r in rows):
+        raise ValueError("rows 必须是非空的列表，每个种子一个 {指标: 值} 字典")
+    names = list(rows[0])
+    for k, r in enumerate(rows):
+        if set(r) != set(names):
+            raise ValueError(f"第 {k} 次运行的指标 {sorted(r)} 与第 0 次的 {sorted(names)} 不同")
+    return {n: [r[n] for r in rows] for n in names}
+
+
+def run_seeds(methods, seeds, run_one, report=None) -> dict:
+    """对每个方法、每个种子调用 run_one(方法, 种子) → {指标: 值}，收集成 {方法: {指标: [各种子的值]}}。
+
+    教学位置：第 18.3 节。方法在外层循环、种子在内层；report(方法, 种子, 指标字典) 每跑完一次调用（打印进度）。
+    结果可以直接交给 save_record / write_record 的 results。
+    例：run_seeds(['A'], [0, 1], lambda m, s: {'acc': 0.8 + s / 100}) -> {'A': {'acc': [0.8, 0.81]}}
+    """
+    seeds = _check_seeds(seeds)
+    if not callable(run_one) or (report is not None and not callable(report)):
+        raise TypeError("run_one（与 report）必须是函数：run_one(方法, 种子) → {指标: 值}")
+    out = {}
+    for method in methods:
+        rows = []
+        for seed in seeds:
+            rows.append(run_one(method, int(seed)))
+            if report is not None:
+                report(method, int(seed), rows[-1])
+        out[method] = per_seed(rows)
+    return out
+
+
+def curve_metrics(history, names, at: str = "step", fmt: str = "{name}@{at}", digits: int | None = None) -> dict:
+    """一次运行的学习曲线摊平成指标：history 每行一个字典（带 at 键，如 'step' 或 'epoch'）。
+
+    教学位置：第 18.3 节。names 是要取的键，或 {键: 记录里的名字}；某行没有这个键就跳过。
+    指标名按 fmt 拼出（默认 'val_acc@100'）；digits 给出时四舍五入到这么多位小数。
+    例：curve_metrics([{'step': 50, 'val_acc': 0.6}, {'step': 100, 'val_acc': 0.7}], ['val_acc'])
+        -> {'val_acc@50': 0.6, 'val_acc@100': 0.7}
+    """
+    names = dict(names) if isinstance(names, dict) else {n: n for n in names}
+    out = {}
+    for row in history:
+        if at not in row:
+            raise ValueError(f"学习曲线的每一行都要有 {at!r}，收到 {row!r}")
+        for key, name in names.items():
+            if key in row:
+                out[fmt.format(name=name, at=row[at])] = row[key] if digits is None else round(row[key], digits)
+    return out
+
+
+def write_record(name: str, *, settings: dict, seeds, results: dict, cpu_start: float, extra_cpu: float = 0.0,
+                 path=None) -> dict:
+    """写一条实验记录到 record_path(name)（或 path）：CPU 时间 = 现在的 time.process_time() − cpu_start
+    + extra_cpu（子进程用掉的 CPU 秒数）。返回写下的记录（同 save_record）。教学位置：第 18.3 节。
+
+    例：t0 = time.process_time(); …训练…; write_record('textcnn_reviews', settings=…, seeds=…, results=…, cpu_start=t0)
+    """
+    cpu = time.process_time() - cpu_start + extra_cpu
+    return save_record(record_path(name) if path is None else path, name=name, settings=settings, seeds=seeds,
+                       results=results, cpu_seconds=cpu)
 
 
 def load_record(path) -> dict:

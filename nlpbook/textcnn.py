@@ -17,7 +17,8 @@ import numpy as np
 from ._checks import as_id_array, check_positive
 from .cnn import conv_relu_max, conv_relu_max_backward
 from .functional import binary_cross_entropy, sigmoid
-from .rnn_classifier import adam_step, pad_batch
+from .optim import adam_step, single_thread_blas
+from .rnn_classifier import pad_batch
 
 __all__ = ["init_textcnn", "pad_for_cnn", "loss_and_grads", "predict_proba", "TextCNN", "train_textcnn"]
 
@@ -171,8 +172,7 @@ def train_textcnn(train_ids, train_y, vocab_size: int, *, dim: int = 16, n_kerne
         from tqdm.auto import tqdm  # 只在需要进度条时导入
         epoch_iter = tqdm(epoch_iter, desc="训练轮次")
     # 与 train_rnn_classifier 相同：训练时限定单线程 BLAS，结果与机器核数无关
-    from threadpoolctl import threadpool_limits
-    with threadpool_limits(limits=1, user_api="blas"):
+    with single_thread_blas():
         for epoch in epoch_iter:
             order, losses = rng.permutation(len(y)), []
             for s in range(0, len(y), batch_size):

@@ -6,7 +6,7 @@
   真实评论训练集（字级，出现 ≥ 3 次的字，其余合并为 <UNK>）上的 2 层 Pre-LN decoder-only 模型。
   文件是压缩的 .npz（参数存成 float16），同一文件里有 config、词表与 meta（训练设置、用时、困惑度对照、样例），
   读取不用 pickle。load_pretrained() 返回 TinyTransformerLM（带词表的便捷接口）。
-模型本身（层、前向、手写反向）在 transformer 模块；这些函数也可以从 transformer 直接导入。
+模型本身（层、前向、手写反向）在 transformer 模块；依赖是单向的：本模块导入 transformer，反过来不导入。
 不做的事：不下载任何东西；不做 KV cache（生成时每步重算整个窗口，长度 ≤ max_len，足够快）。
 """
 from __future__ import annotations
@@ -18,12 +18,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._checks import as_id_array, check_positive
-from .layers import Adam
+from ._checks import as_id_array, check_positive, check_texts
+from .lm import LanguageModel
+from .optim import Adam, single_thread_blas
 from .transformer import (init_lm_params, lm_config, lm_forward, lm_loss_and_grads, lm_next_logits, lm_param_shapes,
                           lm_token_nll)
 
-__all__ = ["train_lm", "lm_perplexity", "generate_logits", "attention_maps", "TinyTransformerLM", "save_lm",
+__all__ = ["train_lm", "window_token_nll", "lm_perplexity", "generate_logits", "attention_maps", "TinyTransformerLM", "save_lm",
            "load_lm", "load_pretrained", "WEIGHTS"]
 
 WEIGHTS = "tiny_transformer_reviews.npz"
@@ -84,33 +85,34 @@ def train_lm(ids, vocab_size: int, *, d_model: int = 128, n_layers: int = 2, n_h
     if progress:
         from tqdm.auto import tqdm  # 只在需要进度条时导入
         it = tqdm(it, desc="训练步数")
-    for step in it:
-        t0, c0 = time.perf_counter(), time.process_time()
-        starts = rng.integers(0, len(data) - seq_len, size=batch_size)
-        x = data[starts[:, None] + offsets]
-        loss, grads = lm_loss_and_grads(P, x, data[starts[:, None] + offsets + 1])
-        opt.lr = _lr_at(step, lr, warmup, steps, min_lr_ratio)
-        opt.step(P, grads)
-        elapsed += time.perf_counter() - t0
-        cpu += time.process_time() - c0
-        row = {"step": step, "loss": loss, "lr": opt.lr, "seconds": elapsed, "cpu_seconds": cpu}
-        done = step == steps or (max_seconds is not None and elapsed >= max_seconds)
-        if val_ids is not None and eval_every is not None and (step in eval_at or done):
-            row["val_ppl"] = lm_perplexity(P, val_ids, seq_len)
-        history.append(row)
-        if done and step < steps:   # 时间用完提前停；跑满 steps 时让循环自然结束，进度条才会走到 40/40
-            break
+    with single_thread_blas():  # 与其他训练函数一样固定 BLAS 单线程，结果可复现
+        for step in it:
+            t0, c0 = time.perf_counter(), time.process_time()
+            starts = rng.integers(0, len(data) - seq_len, size=batch_size)
+            x = data[starts[:, None] + offsets]
+            loss, grads = lm_loss_and_grads(P, x, data[starts[:, None] + offsets + 1])
+            opt.lr = _lr_at(step, lr, warmup, steps, min_lr_ratio)
+            opt.step(P, grads)
+            elapsed += time.perf_counter() - t0
+            cpu += time.process_time() - c0
+            row = {"step": step, "loss": loss, "lr": opt.lr, "seconds": elapsed, "cpu_seconds": cpu}
+            done = step == steps or (max_seconds is not None and elapsed >= max_seconds)
+            if val_ids is not None and eval_every is not None and (step in eval_at or done):
+                row["val_ppl"] = lm_perplexity(P, val_ids, seq_len)
+            history.append(row)
+            if done and step < steps:   # 时间用完提前停；跑满 steps 时让循环自然结束，进度条才会走到 40/40
+                break
     if progress:
         it.close()
     return P, history
 
 
 # ---------- 评估与生成 ----------
-def lm_perplexity(params: dict, ids, seq_len: int | None = None) -> float:
-    """困惑度 exp(平均 −ln P)：把 ids 切成长 seq_len 的窗口（默认 max_len），每个 token（第一个除外）
-    恰好被预测一次，前文是它所在窗口里前面的部分。教学位置：第 11.5 节。
+def window_token_nll(params: dict, ids, seq_len: int | None = None) -> np.ndarray:
+    """每个位置的 −ln P(ids[t+1] | 前文)，形状 (N−1,)：把 ids 切成长 seq_len 的窗口（默认 max_len），每个 token
+    （第一个除外）恰好被预测一次，前文是它所在窗口里前面的部分。教学位置：第 11.5 节。
 
-    例：三个真实 token 的概率 0.5、0.25、0.125 → 平均损失 1.386，困惑度 4。
+    例：三个真实 token 的概率 0.5、0.25、0.125 → [0.693, 1.386, 2.079]
     """
     cfg = lm_config(params)
     seq_len = cfg["max_len"] if seq_len is None else seq_len
@@ -121,7 +123,7 @@ def lm_perplexity(params: dict, ids, seq_len: int | None = None) -> float:
     n = len(a) - 1
     if n < 1:
         raise ValueError("ids 至少要有 2 个 token（第一个作前文，之后的才被预测）")
-    total, full = 0.0, n // seq_len
+    out, full = np.empty(n), n // seq_len
     per = max(1, 4_000_000 // (seq_len * cfg["vocab"]))  # 每批 logits 不超过约 16 MB
     pieces = [(s, min(s + per, full), seq_len) for s in range(0, full, per)]
     if n % seq_len:
@@ -130,8 +132,16 @@ def lm_perplexity(params: dict, ids, seq_len: int | None = None) -> float:
         starts = np.arange(lo, hi) * seq_len
         x = a[starts[:, None] + np.arange(L)]
         y = a[starts[:, None] + np.arange(1, L + 1)]
-        total += float(lm_token_nll(params, x, y).sum())
-    return math.exp(total / n)
+        out[lo * seq_len:lo * seq_len + x.size] = lm_token_nll(params, x, y).reshape(-1)
+    return out
+
+
+def lm_perplexity(params: dict, ids, seq_len: int | None = None) -> float:
+    """困惑度 exp(平均 −ln P)，按 window_token_nll 的窗口读。教学位置：第 11.5 节。
+
+    例：三个真实 token 的概率 0.5、0.25、0.125 → 平均损失 1.386，困惑度 4。
+    """
+    return math.exp(float(window_token_nll(params, ids, seq_len).mean()))
 
 
 def generate_logits(params: dict, prefix_ids) -> np.ndarray:
@@ -175,39 +185,39 @@ def save_lm(path, params: dict, vocab=None, meta: dict | None = None, dtype=np.f
 
 
 @dataclass
-class TinyTransformerLM:
-    """加载好的字符语言模型：参数、词表（vocab[i] 是编号 i 的字符）与训练说明 meta。
+class TinyTransformerLM(LanguageModel):
+    """加载好的字符语言模型：参数、词表（vocab[i] 是编号 i 的字符）与训练说明 meta。教学位置：第 11 章、第 13 章。
 
     vocab[0] 是换行符（评论之间的分隔，也是“文本开头/结束”），vocab[1] 是 <UNK>（罕见字）。
+    满足 lm.LanguageModel 的接口（encode、decode、next_logits、text_nll、perplexity、generate）。
+    例：m = load_pretrained(); m.perplexity(["这本书很好"])
     """
     params: dict
     vocab: list
     meta: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        self.stoi = {ch: i for i, ch in enumerate(self.vocab)}
-        self.unk_id = self.stoi.get("<UNK>")
-
-    def encode(self, text: str) -> list:
-        """文本 → 编号；词表外的字编为 <UNK>。"""
-        if not isinstance(text, str):
-            raise TypeError(f"text 必须是 str，收到 {type(text).__name__}")
-        if self.unk_id is None and any(c not in self.stoi for c in text):
-            raise ValueError("text 含有词表外的字，而词表里没有 <UNK>")
-        return [self.stoi.get(c, self.unk_id) for c in text]
-
-    def decode(self, ids) -> str:
-        return "".join(self.vocab[int(i)] for i in ids)
+        self.unk_id = self._stoi().get("<UNK>")
 
     def next_logits(self, prefix_ids) -> np.ndarray:
+        """前文编号（不能为空）→ 下一个字的 logits (V,)；前文长于 max_len 时只看最后 max_len 个。"""
         return generate_logits(self.params, prefix_ids)
 
-    def perplexity(self, texts, seq_len: int | None = None) -> float:
-        """一组评论上的每字困惑度：拼成 "\\n" + "\\n".join(texts) + "\\n"，与 charlm.CharNGramLM.perplexity
-        预测的是同一批字（每条评论的每个字及其结尾的换行）。"""
-        if isinstance(texts, str):
-            raise TypeError("texts 必须是文本列表，收到一个字符串")
-        return lm_perplexity(self.params, self.encode("\n" + "\n".join(texts) + "\n"), seq_len)
+    def token_nll(self, ids, seq_len: int | None = None) -> np.ndarray:
+        """每个位置的 −ln P(ids[t+1] | 前文) (N−1,)，见 window_token_nll；exp(平均) 等于 lm_perplexity。"""
+        return window_token_nll(self.params, ids, seq_len)
+
+    def text_nll(self, texts, seq_len: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """每条文本的总 −ln P 与被预测的字数（len + 1）：拼成 "\\n" + "\\n".join(texts) + "\\n" 按窗口读，
+        与 charlm.CharNGramLM 预测的是同一批字（每条评论的每个字及其结尾的换行）。"""
+        texts = check_texts(texts)
+        counts = np.array([len(t) + 1 for t in texts], dtype=np.int64)
+        nll = self.token_nll(self.encode("\n" + "\n".join(texts) + "\n"), seq_len)
+        return np.add.reduceat(nll, np.r_[0, np.cumsum(counts)[:-1]]), counts
+
+    def n_params(self) -> int:
+        """参数个数（不含 config）。"""
+        return int(sum(np.asarray(v).size for k, v in self.params.items() if k != "config"))
 
     def attention_maps(self, text: str) -> list:
         return attention_maps(self.params, self.encode(text))

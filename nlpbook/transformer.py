@@ -7,9 +7,9 @@
   位置：默认可学习的位置向量（positions="learned"），也可用固定的正弦编码（"sinusoidal"，第 13.6 节）。
   输出层：默认单独一张 W_out (d, V)（tie=False）；tie=True 时与 token 向量表共享，logits = h @ Eᵀ + b。
 - 参数是扁平字典：数组之外还有 params["config"]（头数、层数等），训练、保存、加载都靠它。
-不做的事：不做 dropout、KV cache、批量生成、混合精度。注意力在 attention 模块，LayerNorm/FFN/Adam 在
-layers 模块；训练（train_lm）、困惑度、生成用的 logits、注意力图与随包模型在 tiny_transformer 模块。
-这些名字在这里也都可以直接导入（from nlpbook.transformer import train_lm）。
+不做的事：不做 dropout、KV cache、批量生成、混合精度。注意力在 attention 模块，LayerNorm/FFN 在
+layers 模块，Adam 在 optim 模块；训练（train_lm）、困惑度、生成用的 logits、注意力图与随包模型在 tiny_transformer
+模块（它导入本模块，本模块不导入它：from nlpbook.tiny_transformer import train_lm）。
 """
 from __future__ import annotations
 
@@ -19,13 +19,12 @@ import numpy as np
 
 from ._checks import as_float_array_keep, as_id_array, check_param_dict, check_positive, check_rng, check_upstream_grad
 from .attention import causal_mask, init_mha_params, mha_backward, mha_forward, sinusoidal_positions
-from .layers import (Adam, check_activation, ffn_backward, ffn_forward, init_ffn_params, layer_norm_backward,
+from .layers import (check_activation, ffn_backward, ffn_forward, init_ffn_params, layer_norm_backward,
                      layer_norm_forward)
 
-_ELSEWHERE = ("train_lm", "lm_perplexity", "generate_logits", "attention_maps", "load_pretrained")
 __all__ = ["init_block_params", "block_forward", "block_backward", "init_lm_params", "lm_config", "lm_param_shapes",
            "lm_forward", "lm_loss_and_grads", "body_forward", "body_backward", "body_param_names", "lm_token_nll", "lm_next_logits", "layer_norm_forward",
-           "layer_norm_backward", "ffn_forward", "ffn_backward", "Adam", *_ELSEWHERE]
+           "layer_norm_backward", "ffn_forward", "ffn_backward"]
 
 EPS = 1e-5
 _ATT = ("Wq", "bq", "Wk", "bk", "Wv", "bv", "Wo", "bo")
@@ -377,11 +376,3 @@ def lm_next_logits(params: dict, ids) -> np.ndarray:
         raise ValueError(f"ids 必须是一维编号序列 (T,)，收到形状 {np.shape(ids)}")
     hn, _ = _lm_fwd(params, cfg, ids2)
     return _logits(params, cfg, hn[-1:])[0]
-
-
-def __getattr__(name: str):
-    """训练、评估与加载在 tiny_transformer 模块；这里也能直接导入（延迟导入，避免循环依赖）。"""
-    if name in _ELSEWHERE:
-        from . import tiny_transformer
-        return getattr(tiny_transformer, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

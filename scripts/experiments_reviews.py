@@ -12,13 +12,8 @@ notebook 读这份记录做比较表，按规则选方法，再现场跑种子 0
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
-
-if __name__ == "__main__":  # 单线程 BLAS（必须在导入 numpy 之前设置）
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
@@ -28,7 +23,7 @@ from nlpbook.embedding import mean_pool  # noqa: E402
 from nlpbook.linear import fit  # noqa: E402
 from nlpbook.rnn_classifier import pad_batch, train_rnn_classifier  # noqa: E402
 from nlpbook.sparse import CountMatrix  # noqa: E402
-from nlpbook.spread import record_path, save_record  # noqa: E402
+from nlpbook.spread import record_path, run_seeds, write_record  # noqa: E402
 from nlpbook.text import Vocab, idf  # noqa: E402
 from nlpbook.textcnn import train_textcnn  # noqa: E402
 from nlpbook.word2vec import train_sgns  # noqa: E402
@@ -121,16 +116,14 @@ def run_seed(data: dict, seed: int, only=None) -> dict:
     return out
 
 
-def save(data: dict, seeds, runs: list, cpu_seconds: float) -> dict:
-    """把每个种子的结果（run_seed 的返回值，与 seeds 同序）写成记录。"""
-    results = {k: {metric: [r[k][metric] for r in runs] for metric in runs[0][k]} for k in runs[0]}
+def save(data: dict, seeds, results: dict, cpu_start: float) -> dict:
+    """把 {候选: {指标: [各种子的值]}}（run_seeds 的返回值）连同设置写成记录；CPU 时间从 cpu_start 算起。"""
     settings = {"grid": [[m, s, lr] for m, s, lr in GRID], "logistic_regression": LR_FIT, "sgns": SGNS, "rnn": RNN,
                 "textcnn": TEXTCNN, "vocab_min_count": 2, "vocab_size": len(data["vocab"]),
                 "n_train": len(data["y"]["train"]), "n_val": len(data["y"]["val"]),
                 "selection_rule": ("验证宏 F1 的种子均值最高的候选；若有更简单的候选与它分不开（spread.separated 为 0）"
                                    "且均值落在它的 95% 区间里，改选最简单的（词袋 < TF-IDF < 平均词向量 < TextCNN < RNN）")}
-    return save_record(record_path(NAME), name=NAME, settings=settings, seeds=seeds, results=results,
-                       cpu_seconds=cpu_seconds)
+    return write_record(NAME, settings=settings, seeds=seeds, results=results, cpu_start=cpu_start)
 
 
 def main(argv=None) -> int:
@@ -139,14 +132,14 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     t0 = time.process_time()
     data = prepare()
-    runs = []
-    for seed in args.seeds:
-        runs.append(run_seed(data, seed))
-        print(f"种子 {seed}：", {k: round(v["val_f1"], 4) for k, v in runs[-1].items()}, flush=True)
-    save(data, args.seeds, runs, time.process_time() - t0)
+    results = run_seeds([key(m, s) for m, s, _ in GRID], args.seeds, lambda k, seed: run_seed(data, seed, only={k})[k],
+                        report=lambda k, seed, row: print(f"{k}，种子 {seed}：val_f1 {row['val_f1']:.4f}", flush=True))
+    save(data, args.seeds, results, t0)
     print("写出", record_path(NAME).name)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from nlpbook.optim import single_thread_blas
+    with single_thread_blas():  # 整个运行（训练与评估）都用单线程 BLAS，规则见 nlpbook.optim
+        sys.exit(main())

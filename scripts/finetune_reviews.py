@@ -18,7 +18,7 @@ from nlpbook import finetune as F
 from nlpbook.datasets import jieba_cut, load_reviews
 from nlpbook.linear import fit
 from nlpbook.sparse import CountMatrix
-from nlpbook.spread import record_path, save_record
+from nlpbook.spread import curve_metrics, per_seed, write_record
 from nlpbook.text import Vocab, idf
 from nlpbook.tiny_transformer import load_pretrained
 
@@ -65,6 +65,12 @@ def tfidf_runs(d, sub, seeds, settings=SETTINGS) -> dict:
     return out
 
 
+def curve_summary(curve: list, steps: int) -> dict:
+    """一条学习曲线 → 一个种子的指标：val_acc@每个评测步、final（= 第 steps 步的 val_acc）、最后一行的 train_loss@steps。"""
+    res = curve_metrics(curve, ["val_acc"])
+    return {**res, "final": res[f"val_acc@{steps}"], f"train_loss@{steps}": curve[-1]["loss"]}
+
+
 def _job(args):
     """子进程里跑一次；返回 (键, 学习曲线或 TF-IDF 结果, 本次的 CPU 秒数)。"""
     kind, regime, lr, seed = args
@@ -98,27 +104,19 @@ def main(workers: int = 4):
             curves[(regime, lr, seed)] = out
             cpu[regime] += sec
             print(regime, lr, seed, round(out[-1]["val_acc"], 4), flush=True)
-    results = {}
-    last = SETTINGS["steps"]
-    for regime in F.REGIMES:
-        best = grid[regime]["chosen"]
-        res = {f"val_acc@{st}": [] for st in SETTINGS["eval_at"]}
-        res[f"train_loss@{last}"] = []
-        for s in SEEDS:
-            for row in curves[(regime, best, s)]:
-                res[f"val_acc@{row['step']}"].append(row["val_acc"])
-            res[f"train_loss@{last}"].append(curves[(regime, best, s)][-1]["loss"])
-        res["final"] = list(res[f"val_acc@{last}"])
-        results[regime] = res
+    results = {r: per_seed(curve_summary(curves[(r, grid[r]["chosen"], s)], SETTINGS["steps"]) for s in SEEDS)
+               for r in F.REGIMES}
     results.update({k: {"final": v} for k, v in tfidf.items()})
     settings = dict(SETTINGS, lr_search_seed0=grid, cpu_seconds_by_method={k: round(v, 1) for k, v in cpu.items()},
                     n_train_full=len(d["train"]), n_val_full=len(d["validation"]),
                     frac_train_longer_than_max_len=round(float(np.mean(lengths_all > SETTINGS["max_len"])), 4))
-    rec = save_record(record_path("finetune_reviews"), name="finetune_reviews", settings=settings, seeds=SEEDS,
-                      results=results, cpu_seconds=time.process_time() - c0 + child_cpu)
+    rec = write_record("finetune_reviews", settings=settings, seeds=SEEDS, results=results, cpu_start=c0,
+                       extra_cpu=child_cpu)
     for m, r in rec["results"].items():
         print(m, np.round(r["final"], 4).tolist())
 
 
 if __name__ == "__main__":
-    main()
+    from nlpbook.optim import single_thread_blas
+    with single_thread_blas():  # 整个运行（训练与评估）都用单线程 BLAS，规则见 nlpbook.optim
+        main()

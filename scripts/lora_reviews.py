@@ -15,7 +15,7 @@ import numpy as np
 from nlpbook import finetune as F
 from nlpbook.datasets import load_reviews
 from nlpbook.lora import count_trainable, init_lora, train_lora
-from nlpbook.spread import load_record, record_path, save_record
+from nlpbook.spread import curve_metrics, load_record, per_seed, record_path, write_record
 from nlpbook.tiny_transformer import load_pretrained
 
 BASE = load_record(record_path("finetune_reviews"))
@@ -43,6 +43,12 @@ def run(r: int, alpha: float, seed: int):
     return (r, alpha, seed), hist, time.process_time() - c0
 
 
+def curve_summary(curve: list) -> dict:
+    """一条学习曲线 → 一个种子的指标：val_acc@每个评测步，final（= 最后一步的 val_acc）。"""
+    res = curve_metrics(curve, ["val_acc"])
+    return {**res, "final": res[f"val_acc@{S['steps']}"]}
+
+
 def _run(args):
     return run(*args)
 
@@ -60,13 +66,8 @@ def main(workers: int = 4):
         for key, hist, sec in pool.imap_unordered(_run, [(*best, s) for s in SEEDS[1:]]):
             curves[key], child = hist, child + sec
             print(key, round(hist[-1]["val_acc"], 4), flush=True)
-    res = {f"val_acc@{st}": [] for st in S["eval_at"]}
-    for s in SEEDS:
-        for row in curves[(*best, s)]:
-            res[f"val_acc@{row['step']}"].append(row["val_acc"])
-    res["final"] = list(res[f"val_acc@{S['steps']}"])
-    results = {"lora": res, "full": BASE["results"]["full"], "probe": BASE["results"]["probe"]}
-    results = {k: (v if k == "lora" else {m: list(sp.values) for m, sp in v.items()}) for k, v in results.items()}
+    results = {"lora": per_seed(curve_summary(curves[(*best, s)]) for s in SEEDS)}
+    results |= {k: {m: list(sp.values) for m, sp in BASE["results"][k].items()} for k in ("full", "probe")}
     counts = {f"r={r}": count_trainable(lm.params, init_lora(lm.params, np.random.default_rng(0), r=r))["lora"]
               for r in (1, 4, 16)}
     counts.update({k: v for k, v in count_trainable(lm.params).items()})
@@ -75,11 +76,12 @@ def main(workers: int = 4):
                 "eval_at": S["eval_at"], "clip": S["clip"], "lr": LR, "targets": ["Wq", "Wk", "Wv", "Wo"],
                 "sweep_seed0": {f"r={r},alpha={a:g}": curves[(r, a, 0)][-1]["val_acc"] for r, a in SWEEP},
                 "chosen": {"r": best[0], "alpha": best[1]}, "trainable_params": counts}
-    rec = save_record(record_path("lora_reviews"), name="lora_reviews", settings=settings, seeds=SEEDS,
-                      results=results, cpu_seconds=time.process_time() - c0 + child)
+    rec = write_record("lora_reviews", settings=settings, seeds=SEEDS, results=results, cpu_start=c0, extra_cpu=child)
     for m, r in rec["results"].items():
         print(m, np.round(r["final"], 4).tolist())
 
 
 if __name__ == "__main__":
-    main()
+    from nlpbook.optim import single_thread_blas
+    with single_thread_blas():  # 整个运行（训练与评估）都用单线程 BLAS，规则见 nlpbook.optim
+        main()

@@ -17,12 +17,8 @@ import os
 import sys
 import time
 
-if __name__ == "__main__":  # 单线程 BLAS（训练函数内部也会限定，这里让导入时的初始化也一致）
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
-
 from nlpbook.char_tagger import train_char_tagger  # noqa: E402
-from nlpbook.spread import record_path, save_record  # noqa: E402
+from nlpbook.spread import per_seed, record_path, write_record  # noqa: E402
 from nlpbook.tagging import entity_prf, pos_to_char_bio, tags_to_spans  # noqa: E402
 
 NAME = "ner_char_tagger"
@@ -121,17 +117,16 @@ def main(argv=None) -> int:
     chosen = choose(val)
     print("选中：", chosen, flush=True)
     test = run(_test_job, [(chosen, s) for s in args.seeds])
+    child_cpu = 0.0
     if pool is not None:
         pool.close()
         pool.join()                                   # 等子进程结束，它们的 CPU 时间才计入 children_*
-        cpu = time.process_time() - t0 + os.times().children_user + os.times().children_system
-    else:
-        cpu = time.process_time() - t0
+        child_cpu = os.times().children_user + os.times().children_system
     for name, _, _ in TEST_ROWS:
         print(name, [round(t[name]["f1"], 4) for t in test])
     results = {f"val {mode} lr={lr} epochs={e}": {"f1": v} for mode in MODES for (lr, e), v in val[mode].items()}
     for name, _, _ in TEST_ROWS:
-        results[f"test {name}"] = {m: [t[name][m] for t in test] for m in ("precision", "recall", "f1")}
+        results[f"test {name}"] = per_seed({m: t[name][m] for m in ("precision", "recall", "f1")} for t in test)
     settings = {"n_train": N_TRAIN, "n_validation": N_VAL, "n_test": N_TEST, "lrs": list(LRS),
                 "max_epochs": MAX_EPOCHS, "batch_size": BATCH_SIZE, "optimizer": "AdaGrad",
                 "split": "训练 = 前 4000 句，验证 = 第 4001–5000 句，测试 = 最后 1000 句",
@@ -139,11 +134,12 @@ def main(argv=None) -> int:
     if list(args.seeds) != list(SEEDS):
         print("（种子不是默认的三个：不写记录）")
         return 0
-    save_record(record_path(NAME), name=NAME, settings=settings, seeds=args.seeds, results=results,
-                cpu_seconds=cpu)
+    write_record(NAME, settings=settings, seeds=args.seeds, results=results, cpu_start=t0, extra_cpu=child_cpu)
     print("写入", record_path(NAME).name)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from nlpbook.optim import single_thread_blas
+    with single_thread_blas():  # 整个运行（训练与评估）都用单线程 BLAS，规则见 nlpbook.optim
+        sys.exit(main())

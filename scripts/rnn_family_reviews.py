@@ -14,19 +14,14 @@
 from __future__ import annotations
 
 import argparse
-import os
 import time
-
-if __name__ == "__main__":  # 单线程 BLAS：结果与时间都不受机器核数影响（必须在导入 numpy 之前设置）
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
 from nlpbook.linear import fit  # noqa: E402
 from nlpbook.rnn_classifier import accuracy_by_length, pad_batch, review_task, train_rnn_classifier  # noqa: E402
 from nlpbook.sparse import CountMatrix  # noqa: E402
-from nlpbook.spread import record_path, save_record  # noqa: E402
+from nlpbook.spread import curve_metrics, record_path, run_seeds, write_record  # noqa: E402
 
 NAME = "rnn_family_reviews"
 TASK = dict(n_train=6000, min_count=2, seed=0)
@@ -72,9 +67,30 @@ def run_bow(task: dict, lr: float, seed: int, full_train=None) -> dict:
             "buckets": accuracy_by_length(task["val_y"], pred, task["val_len"], EDGES)}
 
 
+def _bucket_metrics(out: dict) -> dict:
+    """分桶准确率 → {'acc_len≤20': …, …}（保留 4 位小数）。"""
+    return {f"acc_len{b['bucket']}": round(b["acc"], 4) for b in out["buckets"]}
+
+
+def recurrent_metrics(out: dict) -> dict:
+    """run_recurrent 的结果 → 一个种子的指标：每轮的验证准确率/损失、训练损失，第 2 轮的 val_acc 与分桶准确率。"""
+    res = curve_metrics(out["history"], ("val_acc", "val_loss", "train_loss"), at="epoch", fmt="{name}_epoch{at}",
+                        digits=4)
+    return {**res, "val_acc": res[f"val_acc_epoch{RECURRENT['epochs']}"], **_bucket_metrics(out)}
+
+
+def bow_metrics(out: dict) -> dict:
+    """run_bow 的结果 → 一个种子的指标：验证准确率与分桶准确率（保留 4 位小数）。"""
+    return {"val_acc": round(out["val_acc"], 4), **_bucket_metrics(out)}
+
+
 def _pick_lr(grid, scores, default):
     """验证准确率最高的学习率；并列时取离默认值近的。"""
     return max(grid, key=lambda v: (scores[str(v)], -abs(v - default)))
+
+
+def _report(method, seed, row):
+    print(method, seed, row["val_acc"], flush=True)
 
 
 def main(argv=None):
@@ -96,33 +112,23 @@ def main(argv=None):
         lr_search[cell] = {k: round(r["history"][RECURRENT["epochs"] - 1]["val_acc"], 4) for k, r in tried.items()}
         lr[cell] = _pick_lr(LR_GRID[cell], lr_search[cell], DEFAULT_LR[cell])
         print(cell, lr_search[cell], "→", lr[cell], flush=True)
-        runs = [tried[str(lr[cell])]] + [run_recurrent(task, cell, lr[cell], s, extra) for s in args.seeds[1:]]
-        n_ep = len(runs[0]["history"])
-        res = {f"{m}_epoch{e + 1}": [round(r["history"][e][m], 4) for r in runs]
-               for m in ("val_acc", "val_loss", "train_loss") for e in range(n_ep)}
-        res["val_acc"] = res[f"val_acc_epoch{RECURRENT['epochs']}"]
-        res |= {f"acc_len{b['bucket']}": [round(r["buckets"][k]["acc"], 4) for r in runs]
-                for k, b in enumerate(runs[0]["buckets"])}
-        results[cell] = res
-        print(cell, res["val_acc"], flush=True)
+        results |= run_seeds([cell], args.seeds, lambda c, s: recurrent_metrics(
+            tried[str(lr[c])] if s == 0 else run_recurrent(task, c, lr[c], s, extra)), report=_report)
     lr_search["bow"] = {str(v): round(run_bow(task, v, 0)["val_acc"], 4) for v in LR_GRID["bow"]}
     lr["bow"] = _pick_lr(LR_GRID["bow"], lr_search["bow"], DEFAULT_LR["bow"])
     print("bow", lr_search["bow"], "→", lr["bow"], flush=True)
-    for name, full in (("bow", None), ("bow_full", reviews["train"])):
-        runs = [run_bow(task, lr["bow"], s, full) for s in args.seeds]
-        results[name] = {"val_acc": [round(r["val_acc"], 4) for r in runs]}
-        results[name] |= {f"acc_len{b['bucket']}": [round(r["buckets"][k]["acc"], 4) for r in runs]
-                          for k, b in enumerate(runs[0]["buckets"])}
-        print(name, results[name]["val_acc"], flush=True)
+    full = {"bow": None, "bow_full": reviews["train"]}
+    results |= run_seeds(full, args.seeds, lambda m, s: bow_metrics(run_bow(task, lr["bow"], s, full[m])), report=_report)
     buckets = accuracy_by_length(task["val_y"], task["val_y"], task["val_len"], EDGES)
     settings = {"task": TASK, "recurrent": RECURRENT, "rnn_extra_epochs": EXTRA_EPOCHS, "bow": BOW, "lr": lr,
                 "lr_grid": {k: list(v) for k, v in LR_GRID.items()}, "lr_search_seed0_val_acc": lr_search,
                 "length_edges": list(EDGES), "bucket_sizes": {b["bucket"]: b["n"] for b in buckets},
                 "n_val": len(task["val"]), "bow_full_n_train": len(reviews["train"])}
-    save_record(args.out, name=NAME, settings=settings, seeds=args.seeds, results=results,
-                cpu_seconds=time.process_time() - t0)
+    write_record(NAME, settings=settings, seeds=args.seeds, results=results, cpu_start=t0, path=args.out)
     print("写好了", args.out)
 
 
 if __name__ == "__main__":
-    main()
+    from nlpbook.optim import single_thread_blas
+    with single_thread_blas():  # 整个运行（训练与评估）都用单线程 BLAS，规则见 nlpbook.optim
+        main()

@@ -11,7 +11,7 @@ import time
 
 from nlpbook import tuning as TU
 from nlpbook.datasets import load_reviews
-from nlpbook.spread import record_path, save_record
+from nlpbook.spread import curve_metrics, record_path, run_seeds, write_record
 from nlpbook.tiny_transformer import load_pretrained
 
 NAME = "sft_reviews"
@@ -44,29 +44,28 @@ def run(seed: int, answer_only: bool = True, steps: int | None = None, settings=
                         eval_fn=evaluator(lm, held), progress=progress)
 
 
+def sft_metrics(hist) -> dict:
+    """一个种子的学习曲线 → 每个评测步上每种指令的 exact match（'sentiment@400'）与该步的训练损失（'train_loss@400'）。"""
+    evaluated = [row for row in hist if "sentiment" in row]
+    return {**curve_metrics(hist, list(TU.KINDS)), **curve_metrics(evaluated, {"loss": "train_loss"})}
+
+
 def main():
     lm = load_pretrained()
     _, held = sft_data(lm)
     base = evaluator(lm, held)(lm.params)
-    results, c0 = {}, time.process_time()
-    for method, answer_only in METHODS.items():
-        res = {}
-        for seed in SEEDS:
-            _, hist = run(seed, answer_only)
-            for row in hist:
-                for k in TU.KINDS:
-                    if k in row:
-                        res.setdefault(f"{k}@{row['step']}", []).append(row[k])
-                if "sentiment" in row:
-                    res.setdefault(f"train_loss@{row['step']}", []).append(row["loss"])
-            print(method, seed, {k: v[-1] for k, v in res.items() if k.endswith(f"@{SETTINGS['steps']}")}, flush=True)
-        results[method] = res
+    c0 = time.process_time()
+
+    def report(method, seed, row):
+        print(method, seed, {k: v for k, v in row.items() if k.endswith(f"@{SETTINGS['steps']}")}, flush=True)
+    results = run_seeds(METHODS, SEEDS, lambda m, seed: sft_metrics(run(seed, METHODS[m])[1]), report)
     settings = dict(SETTINGS, base_model={k: float(v) for k, v in base.items()},
                     template=TU.TEMPLATE, kinds=dict(TU.KINDS))
-    save_record(record_path(NAME), name=NAME, settings=settings, seeds=SEEDS, results=results,
-                cpu_seconds=time.process_time() - c0)
+    write_record(NAME, settings=settings, seeds=SEEDS, results=results, cpu_start=c0)
     print("写出", record_path(NAME).name)
 
 
 if __name__ == "__main__":
-    main()
+    from nlpbook.optim import single_thread_blas
+    with single_thread_blas():  # 整个运行（训练与评估）都用单线程 BLAS，规则见 nlpbook.optim
+        main()

@@ -11,18 +11,13 @@ notebook 现场只跑种子 0，并检查它落在这里记录的范围内。
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
-
-if __name__ == "__main__":  # 单线程 BLAS（必须在导入 numpy 之前设置）
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
 from nlpbook.datasets import clean_reviews, load_raw_reviews, split_reviews  # noqa: E402
-from nlpbook.spread import record_path, save_record  # noqa: E402
+from nlpbook.spread import curve_metrics, record_path, run_seeds, write_record  # noqa: E402
 from nlpbook.text import Vocab  # noqa: E402
 from nlpbook.textcnn import train_textcnn  # noqa: E402
 
@@ -61,22 +56,22 @@ def main(argv=None) -> int:
     t0 = time.process_time()
     data = prepare()
     majority = int(data["train_y"].mean() >= 0.5)
-    per_epoch, last_loss = [], []
-    for seed in args.seeds:
+
+    def one(method, seed):
         model, accs = run_seed(data, seed)
-        per_epoch.append(accs)
-        last_loss.append(model.history[-1]["train_loss"])
-        print(f"种子 {seed}：每轮验证准确率 {[round(a, 4) for a in accs]}", flush=True)
-    results = {"TextCNN": {"val_acc": [a[-1] for a in per_epoch], "train_loss": last_loss,
-                           **{f"val_acc_epoch{e + 1}": [a[e] for a in per_epoch] for e in range(SETTINGS["epochs"])}},
-               "多数类": {"val_acc": [float(np.mean(data["val_y"] == majority))] * len(args.seeds)}}
+        return {"val_acc": accs[-1], "train_loss": model.history[-1]["train_loss"],
+                **curve_metrics(model.history, ["val_acc"], at="epoch", fmt="{name}_epoch{at}")}
+    results = run_seeds(["TextCNN"], args.seeds, one,
+                        report=lambda m, seed, row: print(f"种子 {seed}：验证准确率 {row['val_acc']:.4f}", flush=True))
+    results["多数类"] = {"val_acc": [float(np.mean(data["val_y"] == majority))] * len(args.seeds)}
     settings = {**SETTINGS, "tokens": "字（去掉空白）", "vocab_min_count": 2, "vocab_size": len(data["vocab"]),
                 "n_train": len(data["train_ids"]), "n_val": len(data["val_ids"])}
-    save_record(record_path(NAME), name=NAME, settings=settings, seeds=args.seeds, results=results,
-                cpu_seconds=time.process_time() - t0)
+    write_record(NAME, settings=settings, seeds=args.seeds, results=results, cpu_start=t0)
     print("写出", record_path(NAME).name)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from nlpbook.optim import single_thread_blas
+    with single_thread_blas():  # 整个运行（训练与评估）都用单线程 BLAS，规则见 nlpbook.optim
+        sys.exit(main())

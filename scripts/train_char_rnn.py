@@ -16,18 +16,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
 
-if __name__ == "__main__":  # 单线程 BLAS：结果与时间都不受机器核数影响（必须在导入 numpy 之前设置）
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
-
 import numpy as np  # noqa: E402
 
-from nlpbook.char_rnn import LM_KEYS, WEIGHTS, CharRNNLM, char_codec, train_char_rnn  # noqa: E402
+from nlpbook.char_rnn import LM_KEYS, WEIGHTS, CharRNNLM, char_codec, perplexity, train_char_rnn  # noqa: E402
 from nlpbook.charlm import CharNGramLM  # noqa: E402
 from nlpbook.decoding import generate  # noqa: E402
 
@@ -115,9 +110,9 @@ def train(out=DEFAULT_OUT, save_file: bool = True, log=print, with_baselines: bo
     hist = model.history
     meta = {"config": cfg, "steps_done": len(hist), "train_wall_seconds": round(wall, 1),
             "train_cpu_seconds": round(cpu, 1),
-            "val_ppl": round(shipped.perplexity(data["val_ids"]), 2),
-            f"val_first_{SLICE}_ppl": round(shipped.perplexity(data["slice_ids"]), 2),
-            "val_ppl_float32": round(model.perplexity(data["val_ids"]), 2),
+            "val_ppl": round(perplexity(shipped.params, data["val_ids"]), 2),
+            f"val_first_{SLICE}_ppl": round(perplexity(shipped.params, data["slice_ids"]), 2),
+            "val_ppl_float32": round(perplexity(model.params, data["val_ids"]), 2),
             "loss_curve": [[h["step"], round(h["loss"], 4)] for h in hist[::100]] + [[hist[-1]["step"],
                                                                                       round(hist[-1]["loss"], 4)]],
             "data": {"train_reviews": len(data["train"]), "train_chars": int(len(data["train_ids"])),
@@ -152,4 +147,6 @@ def main(argv=None) -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    from nlpbook.optim import single_thread_blas
+    with single_thread_blas():  # 整个运行（训练与评估）都用单线程 BLAS，规则见 nlpbook.optim
+        main()

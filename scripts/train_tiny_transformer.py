@@ -21,7 +21,6 @@ from pathlib import Path
 
 if __name__ == "__main__" and "MALLOC_MMAP_THRESHOLD_" not in os.environ:  # 必须在进程启动时设置，所以重启自己
     os.environ.update(MALLOC_TRIM_THRESHOLD_=str(1 << 30), MALLOC_MMAP_THRESHOLD_=str(1 << 30))
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     os.execv(sys.executable, [sys.executable] + sys.argv)
 
 import numpy as np  # noqa: E402
@@ -29,8 +28,7 @@ import numpy as np  # noqa: E402
 from nlpbook.charlm import CharNGramLM  # noqa: E402
 from nlpbook.datasets import clean_reviews, load_raw_reviews, split_reviews  # noqa: E402
 from nlpbook.decoding import generate  # noqa: E402
-from nlpbook.tiny_transformer import WEIGHTS, load_lm, save_lm  # noqa: E402
-from nlpbook.transformer import train_lm  # noqa: E402
+from nlpbook.tiny_transformer import WEIGHTS, load_lm, save_lm, train_lm  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "nlpbook" / "weights" / WEIGHTS
@@ -111,7 +109,7 @@ def train(out=DEFAULT_OUT, log=print, with_baselines: bool = True, eval_at=EVAL_
     out.parent.mkdir(parents=True, exist_ok=True)
     save_lm(out, params, data["vocab"], meta)
     model = load_lm(out)  # 用存下来的 float16 权重再评估一次，并生成样例
-    meta["val_ppl"] = round(model.perplexity(data["val"], cfg["seq_len"]), 2)
+    meta["val_ppl"] = round(model.perplexity(data["val"]), 2)
     meta["samples"] = continuations(model)
     save_lm(out, params, data["vocab"], meta)
     log(f"训练 {meta['train_seconds']} s（CPU {meta['train_cpu_seconds']} s；含评估：墙钟 "
@@ -137,4 +135,6 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from nlpbook.optim import single_thread_blas
+    with single_thread_blas():  # 整个运行（训练与评估）都用单线程 BLAS，规则见 nlpbook.optim
+        main()

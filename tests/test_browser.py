@@ -336,25 +336,34 @@ def _started(st: dict) -> bool:
     return any(t != "[ ]:" for t in st["prompts"])
 
 
-def _click_run_all(page, nb, trace: Trace) -> None:
-    """按命令 id 点“Run → Run All Cells”；菜单项暂时不可用或被对话框挡住时重来。"""
+def click_menu(page, nb, trace: Trace, menu: str, command: str, failure: str, done=lambda: True) -> None:
+    """点菜单栏的 menu（如 "Run"），再按命令 id 点其中的菜单项（如 'runmenu:run-all'）。
+
+    菜单项暂时不可用、被对话框挡住，或点完后 done() 还不成立时，按 Escape 重来（至多 30 次），仍不行就报 failure。
+    """
     from playwright.sync_api import Error as PlaywrightError
-    item = page.locator("li.lm-Menu-item[data-command='runmenu:run-all']")
+    item = page.locator(f"li.lm-Menu-item[data-command='{command}']")
     for _ in range(30):
         _accept_dialogs(page, trace)
         try:
             nb.locator(".jp-Cell").first.click(timeout=5_000)
-            page.locator(".lm-MenuBar-item", has_text="Run").first.click(timeout=5_000)
+            page.locator(".lm-MenuBar-item", has_text=menu).first.click(timeout=5_000)
             item.wait_for(state="visible", timeout=5_000)
             if "lm-mod-disabled" not in (item.get_attribute("class") or ""):
                 item.click(timeout=5_000)
-                trace.log("按下 Run All")
-                return
+                if done():
+                    return
         except PlaywrightError as exc:
             trace.log(f"菜单没点成：{str(exc).splitlines()[0][:120]}")
         page.keyboard.press("Escape")
         page.wait_for_timeout(500)
-    raise BrowserTimeout(f"{trace.name}：菜单里的 Run All 一直不可用")
+    raise BrowserTimeout(f"{trace.name}：{failure}")
+
+
+def _click_run_all(page, nb, trace: Trace) -> None:
+    """按命令 id 点“Run → Run All Cells”。"""
+    click_menu(page, nb, trace, "Run", "runmenu:run-all", "菜单里的 Run All 一直不可用")
+    trace.log("按下 Run All")
 
 
 def _run_all(page, lab: Lab, name: str, trace: Trace):
@@ -368,24 +377,9 @@ def _run_all(page, lab: Lab, name: str, trace: Trace):
 
 def clear_all_outputs(page, nb, trace: Trace) -> None:
     """Edit → Clear Outputs of All Cells：打开的 notebook 带着保存的输出时，先清掉，"[n]:" 才能用来判断是否跑完。"""
-    from playwright.sync_api import Error as PlaywrightError
-    item = page.locator("li.lm-Menu-item[data-command='editmenu:clear-all']")
-    for _ in range(30):
-        _accept_dialogs(page, trace)
-        try:
-            nb.locator(".jp-Cell").first.click(timeout=5_000)
-            page.locator(".lm-MenuBar-item", has_text="Edit").first.click(timeout=5_000)
-            item.wait_for(state="visible", timeout=5_000)
-            if "lm-mod-disabled" not in (item.get_attribute("class") or ""):
-                item.click(timeout=5_000)
-                if all(p == "[ ]:" for p in _state(page, trace)["prompts"]):
-                    trace.log("清掉了全部输出")
-                    return
-        except PlaywrightError as exc:
-            trace.log(f"菜单没点成：{str(exc).splitlines()[0][:120]}")
-        page.keyboard.press("Escape")
-        page.wait_for_timeout(500)
-    raise BrowserTimeout(f"{trace.name}：没能清掉输出")
+    click_menu(page, nb, trace, "Edit", "editmenu:clear-all", "没能清掉输出",
+               done=lambda: all(p == "[ ]:" for p in _state(page, trace)["prompts"]))
+    trace.log("清掉了全部输出")
 
 
 def run_all_open(page, name: str, trace: Trace, kernel_name: str | None = None):

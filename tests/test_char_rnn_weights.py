@@ -24,7 +24,8 @@ def _script():
 def test_shipped_file_small_and_loadable():
     path = ROOT / "nlpbook" / "weights" / WEIGHTS
     assert path.stat().st_size <= 3_000_000
-    model, vocab, meta = load_pretrained()
+    model = load_pretrained()
+    vocab, meta = model.vocab, model.meta
     assert isinstance(model, CharRNNLM)
     assert all(model.params[k].dtype == np.float32 for k in LM_KEYS)
     V, H = len(vocab), meta["config"]["hidden"]
@@ -39,14 +40,14 @@ def test_shipped_file_small_and_loadable():
 
 
 def test_shipped_model_beats_char_bigram_on_held_out_slice():
-    model, vocab, meta = load_pretrained()
+    model = load_pretrained()
+    vocab, meta = model.vocab, model.meta
     split = split_reviews(clean_reviews(load_raw_reviews())[0])
     train = [r.text for r in split["train"]]
     val = [r.text for r in split["validation"]][:SLICE]
     bigram = CharNGramLM(n=2, min_count=3).fit(train)
     assert bigram.vocab == vocab  # 同一个字表，困惑度才可比
-    encode, _ = char_codec(vocab)
-    gru = model.perplexity(encode("\n" + "\n".join(val) + "\n"))
+    gru = model.perplexity(val)  # 与 perplexity(params, 整串编号) 同一个定义
     assert gru < bigram.perplexity(val)
     assert gru == pytest.approx(meta[f"val_first_{SLICE}_ppl"], abs=0.01)  # 与训练脚本记下的一致
 
@@ -74,7 +75,8 @@ def test_training_script_saves_loadable_file(tmp_path):
     train = ["这家酒店很好", "酒店不好", "很好很好的书"] * 20
     meta = mod.train(out, log=lambda *_: None, with_baselines=False, texts=(train, ["酒店很好"]),
                      steps=2, hidden=8, dim=4, seq_len=4, batch_size=2)
-    model, vocab, loaded = load_pretrained(out)
+    model = load_pretrained(out)
+    vocab, loaded = model.vocab, model.meta
     assert vocab == mod.build_vocab(train) and loaded["val_ppl"] == meta["val_ppl"]
     assert np.allclose(model.params["W_out"], meta["model"].params["W_out"])
 

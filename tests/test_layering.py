@@ -25,8 +25,8 @@ CORE, DATA, PRESENTATION, TOOLS = "core", "data", "presentation", "tools"
 # 模块（相对 nlpbook 的点分名）→ 层；"x.*" 表示包 x 本身和它下面的所有模块
 LAYERS = {
     **dict.fromkeys(["__init__", "_checks", "attention", "attention_demo", "char_rnn", "char_tagger", "charlm", "cnn",
-                     "cost", "decoding", "embedding", "finetune", "functional", "glossary", "granularity", "layers", "linear", "lora",
-                     "metrics", "naive_bayes", "ngram", "objectives", "retrieval", "rnn", "rnn_classifier", "rules",
+                     "cost", "decoding", "embedding", "finetune", "functional", "glossary", "granularity", "layers", "linear", "lm", "lora",
+                     "metrics", "naive_bayes", "ngram", "objectives", "optim", "retrieval", "rnn", "rnn_classifier", "rules",
                      "sparse", "spread", "tagging", "text", "textcnn", "tiny_transformer", "tokenizers", "transformer", "tuning", "word2vec"], CORE),
     "datasets": DATA,
     **dict.fromkeys(["viz", "svgplot", "palette", "diagrams", "widgets.*"], PRESENTATION),
@@ -272,8 +272,8 @@ def test_the_checker_accepts_public_names_and_its_own_private_ones():
           "widgets.conv_window": "from ._html import PALETTE, chip\nfrom nlpbook.widgets import _html\n",
           "cnn": "import nlpbook._checks as C\nimport nlpbook.text\nnlpbook.text.ngrams\nC.check_tokens\n",
           "exercises.ch13": "from nlpbook.exercises import base as _b\nfrom .base import _shared\n_b._helper\n",
-          "transformer": "from .text import __all__ as text_all\nfrom . import tiny_transformer\n"
-                         "tiny_transformer.train_lm.__doc__\n"}
+          "tiny_transformer": "from .text import __all__ as text_all\nfrom . import transformer\n"
+                              "transformer.lm_forward.__doc__\n"}
     for name, source in ok.items():
         assert private_name_uses(name, source) == [], name
 

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from nlpbook.char_rnn import CharRNNLM, init_char_rnn, perplexity, text_nll, token_nll
-from nlpbook.charlm import CharNGramLM, perplexity_interval
+from nlpbook.charlm import CharNGramLM
+from nlpbook.lm import perplexity_interval
 
 TRAIN = ["这本书很好", "这家酒店不好", "手机很好用", "不推荐这本书"]
 HELD = ["这本书不好", "", "酒店很好", "手机🙂"]
@@ -23,8 +24,8 @@ def test_ngram_text_nll_adds_up_to_perplexity():
 
 def test_gru_text_nll_matches_stream_perplexity():
     vocab = ["\n", "<UNK>"] + sorted(set("".join(TRAIN)))
-    model = CharRNNLM(init_char_rnn(len(vocab), hidden=8, dim=4, seed=0))
-    nll, counts = model.text_nll(HELD, vocab)
+    model = CharRNNLM(init_char_rnn(len(vocab), hidden=8, dim=4, seed=0), vocab=vocab)
+    nll, counts = model.text_nll(HELD)
     assert counts.tolist() == [len(t) + 1 for t in HELD]
     stoi = {c: i for i, c in enumerate(vocab)}
     ids = [stoi.get(c, 1) for c in "\n" + "\n".join(HELD) + "\n"]
@@ -34,7 +35,7 @@ def test_gru_text_nll_matches_stream_perplexity():
     assert math.exp(nll.sum() / counts.sum()) == pytest.approx(perplexity(model.params, ids), rel=1e-5)
     assert text_nll(model.params, HELD, vocab)[0] == pytest.approx(nll)
     with pytest.raises(ValueError, match="不能为空"):
-        model.text_nll([], vocab)
+        model.text_nll([])
 
 
 def test_perplexity_interval_worked_example_and_pairing():

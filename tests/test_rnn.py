@@ -6,13 +6,12 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from nlpbook import char_rnn as CR
+from nlpbook import optim as OP
 from nlpbook import rnn as R
 from nlpbook import rnn_classifier as RC
-from nlpbook.datasets import TOY_REVIEWS, TOY_VOCAB
-from nlpbook.text import PAD, Vocab
 
-
-from _gradcheck import numgrad_inplace as numgrad  # noqa: E402
+from _gradcheck import numgrad_inplace as numgrad
+from _toy import check_classifier_gradients, check_last_step_grad_norm, check_padding_changes_nothing, toy_reviews
 
 
 def logit(p):
@@ -121,10 +120,10 @@ def test_gru_step_is_the_core_of_gru_cell():
 
 def test_adam_step_first_step_moves_each_weight_by_lr():
     P, state = {"w": np.array([1.0, -2.0]), "b": np.zeros(())}, {}
-    RC.adam_step(P, {"w": np.array([0.5, -3.0]), "b": np.array(0.1)}, state, lr=0.1)
+    OP.adam_step(P, {"w": np.array([0.5, -3.0]), "b": np.array(0.1)}, state, lr=0.1)
     # 第一步 m̂ = g、v̂ = g²：每个参数都朝梯度反方向走 ≈ lr，与梯度大小无关
     assert np.allclose(P["w"], [0.9, -1.9]) and np.isclose(P["b"], -0.1) and state["t"] == 1
-    RC.adam_step(P, {"w": np.array([0.5, -3.0]), "b": np.array(0.1)}, state, lr=0.1)
+    OP.adam_step(P, {"w": np.array([0.5, -3.0]), "b": np.array(0.1)}, state, lr=0.1)
     assert state["t"] == 2 and np.allclose(P["w"], [0.8, -1.8])
 
 
@@ -180,11 +179,6 @@ def test_bidirectional_of_reversed_sentence_swaps_halves(seed, T):
 
 
 # ---------- 第 8.4 节：分类器与 BPTT ----------
-def _toy_batch():
-    ids, mask = RC.pad_batch([[1, 2, 3, 2, 2], [4, 5], [2, 2, 7]])  # 有重复的词，测试 np.add.at 累加
-    return ids, mask, np.array([1.0, 0.0, 1.0])
-
-
 def test_pad_batch():
     ids, mask = RC.pad_batch([[5, 2], [7]])
     assert ids.tolist() == [[5, 2], [7, 0]] and mask.tolist() == [[True, True], [True, False]]
@@ -194,43 +188,19 @@ def test_pad_batch():
 def test_classifier_gradients_match_finite_differences():
     P = RC.init_rnn_classifier(8, dim=3, hidden=4, seed=1, dtype=np.float64)
     P["b_out"] = np.array(0.3)
-    ids, mask, y = _toy_batch()
-    loss, g = RC.loss_and_grads(P, ids, mask, y)
-    f = lambda: RC.loss_and_grads(P, ids, mask, y)[0]
-    assert set(g) == set(RC.CLS_KEYS)
-    for k in RC.CLS_KEYS:
-        assert g[k].shape == P[k].shape and g[k].dtype == np.float64
-        assert np.allclose(g[k], numgrad(f, P[k]), atol=1e-7), k
-    assert np.all(g["E"][[0, 6]] == 0)  # <PAD>(0) 与没出现的词没有梯度
+    check_classifier_gradients(P, RC.CLS_KEYS)
 
 
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 10_000), st.integers(1, 4))
 def test_padding_changes_nothing(seed, extra):
     """padding 位置填什么、补多少列，最终状态与损失都不变；也等于逐句不补齐单独计算。"""
-    rng = np.random.default_rng(seed)
-    P = RC.init_rnn_classifier(9, dim=3, hidden=4, seed=seed, dtype=np.float64)
-    seqs = [list(rng.integers(1, 9, size=n)) for n in rng.integers(1, 6, size=3)]
-    y = rng.integers(0, 2, size=3)
-    ids, mask = RC.pad_batch(seqs)
-    ids2 = np.where(mask, ids, rng.integers(0, 9, size=ids.shape))
-    ids2 = np.concatenate([ids2, rng.integers(0, 9, size=(3, extra))], axis=1)
-    mask2 = np.concatenate([mask, np.zeros((3, extra), bool)], axis=1)
-    l1, g1 = RC.loss_and_grads(P, ids, mask, y)
-    l2, g2 = RC.loss_and_grads(P, ids2, mask2, y)
-    assert np.isclose(l1, l2) and all(np.allclose(g1[k], g2[k]) for k in g1)
-    alone = [RC.predict_proba(P, np.array([s]), np.ones((1, len(s)), bool))[0] for s in seqs]
-    assert np.allclose(RC.predict_proba(P, ids2, mask2), alone)
+    check_padding_changes_nothing(seed, extra)
 
 
 def test_hidden_grad_norms_vanish_and_explode():
     P = RC.init_rnn_classifier(5, dim=2, hidden=3, seed=0, dtype=np.float64)
-    ids, mask = np.ones((2, 12), dtype=int), np.ones((2, 12), bool)
-    y = np.array([1, 0])
-    n = RC.hidden_grad_norms(P, ids, mask, y)
-    assert n.shape == (12,)
-    p = RC.predict_proba(P, ids, mask)
-    assert np.isclose(n[-1], np.linalg.norm(np.outer((p - y) / 2, P["w_out"])))  # 最后一步：∂L/∂h_T
+    ids, mask, y, _ = check_last_step_grad_norm(P, 12)  # 最后一步：∂L/∂h_T
     P["Wh"] = 0.1 * np.eye(3)  # 小的 Wh：越往前越小（消失）
     n = RC.hidden_grad_norms(P, ids, mask, y)
     assert np.all(np.diff(n) > 0) and n[0] < 1e-9 * n[-1]
@@ -241,17 +211,15 @@ def test_hidden_grad_norms_vanish_and_explode():
 
 
 def test_clip_by_global_norm():
-    g, norm = RC.clip_by_global_norm({"a": np.array([3.0, 4.0])}, 1.0)
+    g, norm = OP.clip_by_global_norm({"a": np.array([3.0, 4.0])}, 1.0)
     assert norm == 5 and np.allclose(g["a"], [0.6, 0.8])
-    g, norm = RC.clip_by_global_norm({"a": np.array([3.0]), "b": np.array([[4.0]])}, 10)
+    g, norm = OP.clip_by_global_norm({"a": np.array([3.0]), "b": np.array([[4.0]])}, 10)
     assert norm == 5 and g["a"].tolist() == [3.0]
 
 
 def test_rnn_separates_the_six_toy_reviews():
     """第 4 章的词袋最多分对 5 条（E/F 矛盾）；RNN 读顺序，“不 好看”和“不 难看”可以分开。"""
-    v = Vocab(TOY_VOCAB, specials=(PAD,))
-    seqs = [v.encode(r.tokens) for r in TOY_REVIEWS]
-    y = [r.label for r in TOY_REVIEWS]
+    v, seqs, y = toy_reviews()
     m1 = RC.train_rnn_classifier(seqs, y, len(v), dim=8, hidden=8, epochs=150, lr=0.02, batch_size=6, seed=0)
     m2 = RC.train_rnn_classifier(seqs, y, len(v), dim=8, hidden=8, epochs=150, lr=0.02, batch_size=6, seed=0)
     assert all(np.array_equal(m1.params[k], m2.params[k]) for k in m1.params)
@@ -299,7 +267,7 @@ def test_train_char_rnn_learns_a_repeating_text():
     m = CR.train_char_rnn(ids, 4, hidden=16, dim=4, seq_len=12, batch_size=4, steps=300, lr=0.02, seed=0)
     assert all(a.dtype == np.float32 for a in m.params.values())
     assert m.history[-1]["loss"] < 0.2 < math.log(4) * 0.9 < m.history[0]["loss"]
-    assert m.perplexity(ids[:60]) < 1.3
+    assert CR.perplexity(m.params, ids[:60]) < 1.3
     assert int(np.argmax(m.next_logits([0, 1, 2, 3, 2]))) == 1  # 周期里 3 2 之后是 1
     quick = CR.train_char_rnn(ids, 4, hidden=8, seq_len=8, batch_size=2, steps=10_000, max_seconds=0.2)
     assert len(quick.history) < 10_000
@@ -335,12 +303,12 @@ IDS, MASK = RC.pad_batch([[1, 2], [3]])
     (lambda: RC.loss_and_grads(P_CLS, IDS, np.zeros_like(MASK), [1, 0]), ValueError, "全为 False"),
     (lambda: RC.loss_and_grads({"E": 1}, IDS, MASK, [1, 0]), ValueError, "init_rnn_classifier"),
     (lambda: RC.pad_batch([[1], []]), ValueError, "至少要有一个 token"),
-    (lambda: RC.clip_by_global_norm({"a": np.ones(2)}, 0), ValueError, "max_norm"),
-    (lambda: RC.adam_step({"a": np.ones(2)}, {"a": np.ones(3)}, {}, 0.1), ValueError, "同形状"),
-    (lambda: RC.adam_step({"a": np.ones(2)}, {"b": np.ones(2)}, {}, 0.1), ValueError, "同形状"),
-    (lambda: RC.adam_step({"a": np.ones(2)}, {"a": np.ones(2)}, {}, 0), ValueError, "lr"),
-    (lambda: RC.adam_step({"a": np.ones(2)}, {"a": np.ones(2)}, {}, 0.1, b2=1.0), ValueError, r"b2 必须在 \[0, 1\)"),
-    (lambda: RC.adam_step({"a": np.ones(2)}, {}, {}, 0.1), TypeError, "非空"),
+    (lambda: OP.clip_by_global_norm({"a": np.ones(2)}, 0), ValueError, "max_norm"),
+    (lambda: OP.adam_step({"a": np.ones(2)}, {"a": np.ones(3)}, {}, 0.1), ValueError, "同形状"),
+    (lambda: OP.adam_step({"a": np.ones(2)}, {"b": np.ones(2)}, {}, 0.1), ValueError, "同形状"),
+    (lambda: OP.adam_step({"a": np.ones(2)}, {"a": np.ones(2)}, {}, 0), ValueError, "lr"),
+    (lambda: OP.adam_step({"a": np.ones(2)}, {"a": np.ones(2)}, {}, 0.1, b2=1.0), ValueError, r"b2 必须在 \[0, 1\)"),
+    (lambda: OP.adam_step({"a": np.ones(2)}, {}, {}, 0.1), TypeError, "非空"),
     (lambda: R.gru_step([[0.0] * 6], np.zeros((1, 2)), np.zeros((2, 6)), np.zeros(6)), TypeError, "numpy 数组"),
     (lambda: R.gru_step(np.zeros((1, 6)), np.zeros((1, 2)), np.zeros((6, 2)), np.zeros(6)), ValueError,
      r"Wh 的形状应为 \(2, 6\)"),

@@ -12,6 +12,8 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
 from nlpbook import layers as LY
+from nlpbook import optim as OP
+from nlpbook import tiny_transformer as TT
 from nlpbook import transformer as TF
 from nlpbook.attention import causal_mask, mha_forward
 from nlpbook.tiny_transformer import TinyTransformerLM, load_lm, load_pretrained, save_lm
@@ -211,14 +213,14 @@ def test_targets_are_shifted_by_one_and_perplexity_windows():
         lg, _ = TF.lm_forward(P, text[s:s + L])
         zz = lg - lg.max(-1, keepdims=True)
         parts.extend(-(zz[np.arange(L), text[s + 1:s + L + 1]] - np.log(np.exp(zz).sum(-1))))
-    assert TF.lm_perplexity(P, text, 6) == pytest.approx(math.exp(np.mean(parts)))
+    assert TT.lm_perplexity(P, text, 6) == pytest.approx(math.exp(np.mean(parts)))
 
 
 def test_perplexity_of_uniform_model_is_vocab_size():
     P, _ = _lm(5)
     P["W_out"][:] = 0
     P["b_out"][:] = 0
-    assert TF.lm_perplexity(P, np.arange(7).repeat(3)) == pytest.approx(7.0)
+    assert TT.lm_perplexity(P, np.arange(7).repeat(3)) == pytest.approx(7.0)
 
 
 def test_token_nll_next_logits_config_and_shapes():
@@ -239,9 +241,9 @@ def test_generate_logits_and_attention_maps():
     P, rng = _lm(6, max_len=5)
     ids = rng.integers(0, 7, 9)
     logits, _ = TF.lm_forward(P, ids[-5:])
-    g = TF.generate_logits(P, list(ids))  # 比 max_len 长：只看最后 5 个
+    g = TT.generate_logits(P, list(ids))  # 比 max_len 长：只看最后 5 个
     assert g.shape == (7,) and g.dtype == np.float64 and np.allclose(g, logits[-1])
-    maps = TF.attention_maps(P, ids[:4])
+    maps = TT.attention_maps(P, ids[:4])
     assert len(maps) == 2 and all(m.shape == (2, 4, 4) for m in maps)
     for m in maps:
         assert np.allclose(m.sum(-1), 1) and np.all(np.triu(m, 1) == 0)
@@ -249,13 +251,13 @@ def test_generate_logits_and_attention_maps():
 
 def test_loss_decreases_on_a_repeated_pattern_within_a_few_dozen_steps():
     ids = np.tile([1, 2, 3, 4, 2, 5], 60)
-    P, hist = TF.train_lm(ids, 6, d_model=16, n_layers=1, n_heads=2, d_ff=32, steps=40, batch_size=8,
+    P, hist = TT.train_lm(ids, 6, d_model=16, n_layers=1, n_heads=2, d_ff=32, steps=40, batch_size=8,
                           seq_len=12, lr=1e-2, warmup=5, seed=0, val_ids=ids[:50], eval_every=20)
     first, last = hist[0]["loss"], np.mean([h["loss"] for h in hist[-5:]])
     assert first > 1.5 and last < 0.3 * first
     assert [h["step"] for h in hist if "val_ppl" in h] == [20, 40]
     assert hist[-1]["val_ppl"] < 1.5  # 规律完全可预测时，困惑度接近 1
-    P2, hist2 = TF.train_lm(ids, 6, d_model=16, n_layers=1, n_heads=2, d_ff=32, steps=5, batch_size=8,
+    P2, hist2 = TT.train_lm(ids, 6, d_model=16, n_layers=1, n_heads=2, d_ff=32, steps=5, batch_size=8,
                             seq_len=12, lr=1e-2, warmup=5, seed=0)
     assert [h["loss"] for h in hist2] == [h["loss"] for h in hist[:5]]  # 同一 seed，结果相同
 
@@ -263,7 +265,7 @@ def test_loss_decreases_on_a_repeated_pattern_within_a_few_dozen_steps():
 # ---------- Adam ----------
 def test_adam_two_steps_by_hand():
     p = {"w": np.array([1.0])}
-    opt = LY.Adam(lr=0.1)
+    opt = OP.Adam(lr=0.1)
     opt.step(p, {"w": np.array([0.5])})
     # 第 1 步：m = 0.05，v = 0.00025；m̂ = 0.5，v̂ = 0.25；更新 0.1·0.5/(0.5 + 1e-8)
     assert p["w"][0] == pytest.approx(1.0 - 0.1 * 0.5 / (0.5 + 1e-8), abs=1e-12)
@@ -279,9 +281,9 @@ def test_adam_two_steps_by_hand():
 
 def test_adam_weight_decay_only_on_matrices_and_clipping():
     p = {"W": np.array([[1.0]]), "b": np.array([1.0])}
-    LY.Adam(lr=0.1, weight_decay=0.1).step(p, {"W": np.array([[1.0]]), "b": np.array([1.0])})
+    OP.Adam(lr=0.1, weight_decay=0.1).step(p, {"W": np.array([[1.0]]), "b": np.array([1.0])})
     assert p["W"][0, 0] == pytest.approx(1 - 0.1 * 0.1 * 1 - 0.1) and p["b"][0] == pytest.approx(0.9)
-    opt = LY.Adam(lr=0.1, clip=1.0)
+    opt = OP.Adam(lr=0.1, clip=1.0)
     q = {"a": np.array([0.0, 0.0])}
     norm = opt.step(q, {"a": np.array([3.0, 4.0])})
     assert norm == 5.0 and np.allclose(opt.m["a"], 0.1 * np.array([0.6, 0.8]))  # 梯度先缩到范数 1
@@ -307,17 +309,17 @@ def test_adam_weight_decay_only_on_matrices_and_clipping():
      ValueError, "形状"),
     (lambda: TF.block_forward(np.ones(6), TF.init_block_params(6, 8, np.random.default_rng(0)), 2), ValueError,
      "(T, d_model)"),
-    (lambda: TF.generate_logits(_lm()[0], []), ValueError, "不能为空"),
+    (lambda: TT.generate_logits(_lm()[0], []), ValueError, "不能为空"),
     (lambda: TF.lm_next_logits(_lm()[0], [[1, 2]]), ValueError, "一维"),
     (lambda: TF.lm_token_nll(_lm()[0], [1, 2], [1, 2, 3]), ValueError, "形状必须相同"),
     (lambda: TF.lm_config({"config": {"vocab": 7}}), ValueError, r"params\['config'\] 缺少"),
     (lambda: TF.lm_param_shapes("vocab=7"), TypeError, "config 必须是"),
     (lambda: LY.check_activation("tanh"), ValueError, "activation 只能是"),
-    (lambda: TF.lm_perplexity(_lm()[0], [3]), ValueError, "至少要有 2 个"),
-    (lambda: TF.lm_perplexity(_lm()[0], [3, 4, 5], seq_len=7), ValueError, "max_len"),
-    (lambda: TF.train_lm(np.arange(5), 5, seq_len=8, steps=1), ValueError, "太短"),
-    (lambda: TF.train_lm(np.arange(50), 5, seq_len=8, steps=1), ValueError, "0..4"),
-    (lambda: TF.train_lm(np.arange(50), 50, seq_len=8, max_len=4, steps=1), ValueError, "max_len"),
+    (lambda: TT.lm_perplexity(_lm()[0], [3]), ValueError, "至少要有 2 个"),
+    (lambda: TT.lm_perplexity(_lm()[0], [3, 4, 5], seq_len=7), ValueError, "max_len"),
+    (lambda: TT.train_lm(np.arange(5), 5, seq_len=8, steps=1), ValueError, "太短"),
+    (lambda: TT.train_lm(np.arange(50), 5, seq_len=8, steps=1), ValueError, "0..4"),
+    (lambda: TT.train_lm(np.arange(50), 50, seq_len=8, max_len=4, steps=1), ValueError, "max_len"),
     (lambda: LY.layer_norm_forward([[1.0, 3.0]], [1.0, 1.0, 1.0], 0.0), ValueError, r"\(2,\)"),
     (lambda: LY.layer_norm_forward([[1.0, np.nan]], 1.0, 0.0), ValueError, "NaN"),
     (lambda: LY.layer_norm_forward([[1.0, 3.0]], 1.0, 0.0, eps=0), ValueError, "eps"),
@@ -325,10 +327,10 @@ def test_adam_weight_decay_only_on_matrices_and_clipping():
      ValueError, "activation"),
     (lambda: LY.ffn_forward(np.ones((2, 3)), LY.init_ffn_params(4, 8, np.random.default_rng(0))), ValueError,
      "d_model=4"),
-    (lambda: LY.Adam(lr=0.1, beta1=1.0), ValueError, "beta1"),
-    (lambda: LY.Adam(lr=-1), ValueError, "lr"),
-    (lambda: LY.Adam().step({"w": np.ones(2)}, {"w": np.ones(3)}), ValueError, "同形状"),
-    (lambda: LY.Adam().step({"w": np.ones(2)}, {"w": np.array([np.inf, 1.0])}), ValueError, "NaN 或无穷大"),
+    (lambda: OP.Adam(lr=0.1, beta1=1.0), ValueError, "beta1"),
+    (lambda: OP.Adam(lr=-1), ValueError, "lr"),
+    (lambda: OP.Adam().step({"w": np.ones(2)}, {"w": np.ones(3)}), ValueError, "同形状"),
+    (lambda: OP.Adam().step({"w": np.ones(2)}, {"w": np.array([np.inf, 1.0])}), ValueError, "NaN 或无穷大"),
 ])
 def test_errors(call, exc, match):
     with pytest.raises(exc, match=match):
@@ -345,7 +347,7 @@ def test_save_and_load_round_trip(tmp_path):
     assert m.params["config"] == P["config"]
     assert all(np.allclose(m.params[k], P[k]) for k in P if k != "config")
     assert m.encode("好电视") == [2, 4, 1] and m.decode([2, 3, 0]) == "好看\n"
-    assert np.allclose(m.next_logits([2, 3]), TF.generate_logits(P, [2, 3]), atol=1e-5)
+    assert np.allclose(m.next_logits([2, 3]), TT.generate_logits(P, [2, 3]), atol=1e-5)
     save_lm(tmp_path / "h.npz", P, vocab)  # 默认 float16：文件更小，结果只差一点
     assert (tmp_path / "h.npz").stat().st_size < (tmp_path / "m.npz").stat().st_size
     with pytest.raises(ValueError, match="词表大小"):
@@ -381,7 +383,7 @@ def test_shipped_model_loads_and_beats_the_character_bigram():
     assert m.meta["val_ppl"] < m.meta["baselines_val_ppl"]["2-gram"]
     val = data["val"][:200]
     bigram = CharNGramLM(n=2, min_count=3).fit(data["train"]).perplexity(val)
-    ppl = m.perplexity(val, m.params["config"]["max_len"])
+    ppl = m.perplexity(val)
     assert ppl < bigram, (ppl, bigram)
     maps = m.attention_maps("这本书很好看")
     assert len(maps) == 2 and maps[0].shape == (4, 6, 6)
