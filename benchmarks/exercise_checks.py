@@ -10,7 +10,7 @@ import statistics
 import sys
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from nlpbook.optim import single_thread_blas
 
 from nlpbook import exercises as E
 
@@ -19,7 +19,7 @@ BUDGET = 0.200
 
 def main() -> int:
     rows = []
-    with threadpool_limits(limits=1, user_api="blas"):
+    with single_thread_blas():
         for ch in E.CHAPTERS:
             try:
                 mod = E.load(ch)
