@@ -4,7 +4,8 @@
 
 语料：《人民日报》1998 年 1 月（nlpbook.datasets.load_peoples_daily）。两边设置相同：
 min_count 5、dim 100、window 5、negative 5、sample 1e-4、1 轮、alpha 0.025 → 0.0001、单线程。
-进程绑到 0 号核。打印：各自的训练时间（墙钟 / CPU）、我们每秒处理的词对数、时间比（我们 / gensim），
+进程绑到 0 号核。机器上有别的负载时单次计时会飘，所以两边交替（我们、gensim、我们、gensim……）重复 REPEATS 轮，
+时间比取两边 CPU 时间中位数之比。打印：各自的训练时间（墙钟 / CPU）、我们每秒处理的词对数、时间比（我们 / gensim），
 以及 20 个常见词的前 10 个近邻的平均重合率：我们 vs gensim，gensim 种子 A vs 种子 B（参照：同一实现换种子能重合多少），
 我们种子 A vs 种子 B。
 gensim 只是这个测量的可选依赖，不是课程依赖；没装时跳过 gensim 部分。
@@ -31,6 +32,7 @@ WORDS = ["中国", "北京", "经济", "发展", "记者", "人民", "工作", "
 SETTINGS = dict(min_count=5, dim=100, window=5, negatives=5, sample=1e-4, epochs=1, alpha=0.025,
                 min_alpha=0.0001)
 SEEDS = (1, 2)
+REPEATS = 3                                        # 交替计时的轮数；近邻重合只用第一轮
 
 
 def neighbours(W: np.ndarray, words: list[str], queries=WORDS, k: int = 10) -> dict[str, set]:
@@ -67,44 +69,51 @@ def main() -> None:
     print(f"设置：{s}；绑定的核：{sorted(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else '?'}")
     print(f"机器负载（1 分钟平均）：{os.getloadavg()[0]:.1f}；负载高时墙钟时间不可靠，以 CPU 时间为准\n")
 
-    ours = {}
-    for seed in SEEDS:
-        m, wall, cpu = timed(lambda: train_sgns(ids, len(vocab), counts, dim=s["dim"], window=s["window"],
-                                                negatives=s["negatives"], epochs=s["epochs"], lr=s["alpha"],
-                                                min_lr=s["min_alpha"], subsample=s["sample"], seed=seed))
-        ours[seed] = (neighbours(m.W_in, words), wall, cpu)
-        print(f"nlpbook 种子 {seed}：{wall:.1f} s 墙钟 / {cpu:.1f} s CPU，{m.n_pairs:,} 个词对，"
-              f"{m.n_pairs / wall:,.0f} 对/秒（按 CPU 时间 {m.n_pairs / cpu:,.0f}）；"
-              f"损失 {m.loss_history[0]:.3f} → {m.loss_history[-1]:.3f}")
-
     try:
         from gensim.models import Word2Vec
     except ImportError:
-        print("\n没有安装 gensim，跳过对比（pip install gensim 只用于这个测量）。")
+        print("没有安装 gensim，只测我们自己（pip install gensim 只用于这个测量）。\n")
         Word2Vec = None
-    gs = {}
-    if Word2Vec is not None:
+
+    def run_ours(seed):
+        m, wall, cpu = timed(lambda: train_sgns(ids, len(vocab), counts, dim=s["dim"], window=s["window"],
+                                                negatives=s["negatives"], epochs=s["epochs"], lr=s["alpha"],
+                                                min_lr=s["min_alpha"], subsample=s["sample"], seed=seed))
+        print(f"nlpbook 种子 {seed}：{wall:.1f} s 墙钟 / {cpu:.1f} s CPU，{m.n_pairs:,} 个词对，"
+              f"{m.n_pairs / cpu:,.0f} 对/秒（按 CPU 时间）；损失 {m.loss_history[0]:.3f} → {m.loss_history[-1]:.3f}")
+        return neighbours(m.W_in, words), wall, cpu
+
+    def run_gensim(seed):
+        model = Word2Vec(vector_size=s["dim"], window=s["window"], negative=s["negatives"], sample=s["sample"],
+                         min_count=s["min_count"], alpha=s["alpha"], min_alpha=s["min_alpha"], sg=1, hs=0,
+                         workers=1, seed=seed)
+        model.build_vocab(sentences)
+        _, wall, cpu = timed(lambda: model.train(sentences, total_examples=model.corpus_count, epochs=s["epochs"]))
+        print(f"gensim  种子 {seed}：{wall:.1f} s 墙钟 / {cpu:.1f} s CPU（只计 train，不含建词表）")
+        return neighbours(model.wv.vectors, list(model.wv.index_to_key)), wall, cpu
+
+    ours, gs = {}, {}                                  # 种子 -> [(近邻, 墙钟, CPU), ...]（每轮一个）
+    for rep in range(REPEATS):
+        print(f"—— 第 {rep + 1}/{REPEATS} 轮 ——")
         for seed in SEEDS:
-            model = Word2Vec(vector_size=s["dim"], window=s["window"], negative=s["negatives"], sample=s["sample"],
-                             min_count=s["min_count"], alpha=s["alpha"], min_alpha=s["min_alpha"], sg=1, hs=0,
-                             workers=1, seed=seed)
-            model.build_vocab(sentences)
-            _, wall, cpu = timed(lambda: model.train(sentences, total_examples=model.corpus_count,
-                                                     epochs=s["epochs"]))
-            gwords = list(model.wv.index_to_key)
-            gs[seed] = (neighbours(model.wv.vectors, gwords), wall, cpu)
-            print(f"gensim  种子 {seed}：{wall:.1f} s 墙钟 / {cpu:.1f} s CPU（只计 train，不含建词表）")
+            ours.setdefault(seed, []).append(run_ours(seed))
+            if Word2Vec is not None:
+                gs.setdefault(seed, []).append(run_gensim(seed))
 
     print("\n—— 汇总 ——")
-    o_wall, o_cpu = np.mean([v[1] for v in ours.values()]), np.mean([v[2] for v in ours.values()])
+    med = lambda runs, k: float(np.median([r[k] for rs in runs.values() for r in rs]))  # noqa: E731
     a, b = SEEDS
-    print(f"我们 种子 {a} vs 种子 {b} 前 10 近邻平均重合：{overlap(ours[a][0], ours[b][0]):.2f}")
+    nb = lambda runs: {seed: rs[0][0] for seed, rs in runs.items()}  # noqa: E731
+    o_nb = nb(ours)
+    print(f"我们：CPU 中位数 {med(ours, 2):.1f} s（墙钟 {med(ours, 1):.1f} s），{REPEATS} 轮 × {len(SEEDS)} 个种子")
+    print(f"我们 种子 {a} vs 种子 {b} 前 10 近邻平均重合：{overlap(o_nb[a], o_nb[b]):.2f}")
     if gs:
-        g_wall, g_cpu = np.mean([v[1] for v in gs.values()]), np.mean([v[2] for v in gs.values()])
-        print(f"时间比 我们 / gensim：墙钟 {o_wall / g_wall:.2f}×，CPU {o_cpu / g_cpu:.2f}×"
-              f"（平均 {o_wall:.1f} s vs {g_wall:.1f} s 墙钟）")
-        cross = np.mean([overlap(ours[x][0], gs[y][0]) for x in SEEDS for y in SEEDS])
-        print(f"gensim 种子 {a} vs 种子 {b} 前 10 近邻平均重合（参照）：{overlap(gs[a][0], gs[b][0]):.2f}")
+        g_nb = nb(gs)
+        print(f"gensim：CPU 中位数 {med(gs, 2):.1f} s（墙钟 {med(gs, 1):.1f} s）")
+        print(f"时间比 我们 / gensim（中位数之比）：CPU {med(ours, 2) / med(gs, 2):.2f}×，"
+              f"墙钟 {med(ours, 1) / med(gs, 1):.2f}×")
+        cross = np.mean([overlap(o_nb[x], g_nb[y]) for x in SEEDS for y in SEEDS])
+        print(f"gensim 种子 {a} vs 种子 {b} 前 10 近邻平均重合（参照）：{overlap(g_nb[a], g_nb[b]):.2f}")
         print(f"我们 vs gensim 前 10 近邻平均重合（4 种组合的平均）：{cross:.2f}")
 
 

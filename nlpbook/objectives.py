@@ -39,21 +39,21 @@ def masked_lm_examples(ids, vocab_size: int, mask_id: int, rng, rate: float = 0.
         raise ValueError(f"rate 必须在 [0, 1] 之间，收到 {rate}")
     special = set(check_ids(special_ids, "special_ids")) | {mask_id}
     pool = np.setdiff1d(np.arange(V), np.fromiter(special, dtype=np.int64))
-    if a.ndim == 2:
-        pairs = [masked_lm_examples(row, V, mask_id, rng, rate, tuple(special), ignore_index) for row in a]
-        return (np.stack([p[0] for p in pairs]).reshape(a.shape), np.stack([p[1] for p in pairs]).reshape(a.shape))
-    inputs, labels = a.copy(), np.full(a.shape, ignore_index, dtype=np.int64)
-    cand = np.flatnonzero(~np.isin(a, list(special)))
-    n_sel = 0 if rate == 0 or cand.size == 0 else max(1, int(rate * cand.size + 0.5))
-    if n_sel == 0:
-        return inputs, labels
-    sel = np.sort(rng.choice(cand, size=n_sel, replace=False))
-    labels[sel] = a[sel]
-    u = rng.random(n_sel)
-    inputs[sel[u < 0.8]] = mask_id
-    rand = sel[(u >= 0.8) & (u < 0.9)]
-    inputs[rand] = rng.choice(pool, size=rand.size)
-    return inputs, labels
+    rows = a[None] if a.ndim == 1 else a               # 二维时逐行出题（检查与候选表只做一次）
+    inputs, labels = rows.copy(), np.full(rows.shape, ignore_index, dtype=np.int64)
+    is_special = np.isin(rows, np.fromiter(special, dtype=np.int64))
+    for row in range(len(rows)):
+        cand = np.flatnonzero(~is_special[row])
+        n_sel = 0 if rate == 0 or cand.size == 0 else max(1, int(rate * cand.size + 0.5))
+        if n_sel == 0:
+            continue
+        sel = np.sort(rng.choice(cand, size=n_sel, replace=False))
+        labels[row, sel] = rows[row, sel]
+        u = rng.random(n_sel)
+        inputs[row, sel[u < 0.8]] = mask_id
+        rand = sel[(u >= 0.8) & (u < 0.9)]
+        inputs[row, rand] = rng.choice(pool, size=rand.size)
+    return inputs.reshape(a.shape), labels.reshape(a.shape)
 
 
 # ---------- 第 11.2、15.3 节：因果语言模型 ----------

@@ -215,3 +215,16 @@ def test_dpo_loss():
 def test_errors(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+def test_masked_lm_examples_on_a_batch_equals_row_by_row():
+    """二维输入逐行出题：与用同一个随机数流一行一行调用一维版本完全相同。"""
+    from nlpbook.objectives import masked_lm_examples
+    ids = np.random.default_rng(3).integers(0, 30, size=(6, 17))
+    ids[:, 0] = 1                                         # 特殊符号不出题
+    got = masked_lm_examples(ids, 30, 2, np.random.default_rng(7), rate=0.3, special_ids=(1,))
+    rng = np.random.default_rng(7)
+    rows = [masked_lm_examples(r, 30, 2, rng, rate=0.3, special_ids=(1,)) for r in ids]
+    np.testing.assert_array_equal(got[0], np.stack([r[0] for r in rows]))
+    np.testing.assert_array_equal(got[1], np.stack([r[1] for r in rows]))
+    assert (got[1][:, 0] == -100).all()

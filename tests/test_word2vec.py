@@ -129,27 +129,24 @@ def test_noise_distribution_and_subsampling():
     assert keep[0] == pytest.approx((np.sqrt(f / thr) + 1) * thr / f)
 
 
-def test_scatter_add_handles_repeated_ids():
-    rng = np.random.default_rng(0)
-    ids = rng.integers(0, 5, size=(40, 3))  # 大量重复
-    vals = rng.normal(size=(40, 3, 4)).astype(np.float32)
-    W = np.zeros((5, 4), np.float32)
-    W2V._scatter_add(W, ids, vals)
-    ref = np.zeros((5, 4), np.float32)
-    np.add.at(ref, ids.reshape(-1), vals.reshape(-1, 4))
-    assert np.allclose(W, ref, atol=1e-5)
-    wrong = np.zeros((5, 4), np.float32)
-    wrong[ids.reshape(-1)] += vals.reshape(-1, 4)  # 这种写法丢掉重复：结果不同
-    assert not np.allclose(wrong, ref)
+def _distinct_out_ids(n, k1):
+    return np.arange(n * k1).reshape(n, k1)
 
 
-def test_sgns_batch_equals_sum_of_per_pair_gradients():
+@pytest.mark.parametrize("V, n, k1, make_out", [
+    (7, 30, 4, None),                                        # 大量重复；噪声词里有和真实词相同的（要跳过）
+    (400, 20, 3, None),                                      # 大多只出现一次
+    (60, 20, 3, lambda n, k1: _distinct_out_ids(n, k1)),     # 全部只出现一次：没有“多次出现”的词
+    (5, 12, 4, lambda n, k1: np.full((n, k1), 2)),           # 全是同一个词：没有“只出现一次”的词
+    (9, 1, 6, None),                                         # 只有一个词对
+])
+def test_sgns_batch_equals_sum_of_per_pair_gradients(V, n, k1, make_out):
     """一个小批量的原地更新 = 各词对梯度（sgns_forward_backward）用 np.add.at 相加后走一步。"""
     rng = np.random.default_rng(1)
-    V, d = 7, 5
+    d = 5
     W_in, W_out = rng.normal(size=(V, d)).astype(np.float32), rng.normal(size=(V, d)).astype(np.float32)
-    centers = rng.integers(0, V, 30)
-    out_ids = rng.integers(0, V, (30, 4))  # 第 0 列是真实周围词；噪声词里有和它相同的（要跳过）
+    centers = rng.integers(0, V, n)
+    out_ids = rng.integers(0, V, (n, k1)) if make_out is None else make_out(n, k1)  # 第 0 列是真实周围词
     ref_in, ref_out, ref_loss = W_in.astype(float), W_out.astype(float), 0.0
     g_in, g_out = np.zeros_like(ref_in), np.zeros_like(ref_out)
     for c, row in zip(centers, out_ids):
