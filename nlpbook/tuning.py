@@ -5,22 +5,30 @@
 - 损失与梯度：主体用 transformer.body_forward / body_backward，输出层（hidden @ W_out + b_out）在这里算；
   只在计入损失的位置算输出层。SFT 损失与 objectives.masked_cross_entropy 相同，DPO 损失与 objectives.dpo_loss 相同。
 - 评测：贪心解码（同一种指令的提示等长，整批一起解码），回答与标准答案逐字相同才算对（exact match）。
-不做的事：不做 KV cache、学习率调度、LoRA；奖励模型与采样在调用方（scripts/dpo_reviews.py）。
+- DPO 实验（第 17.2 节，DPO 论文“控制情感的续写”的缩微版）：评论开头几个字当提示，参考模型整批采样续写；
+  字袋逻辑回归当“评委”（CharJudge）给续写打 P(好评)；同一提示的两条续写按分数高低排成偏好对；
+  train_dpo 对着冻结的参考模型训练；evaluate_policy 量奖励、KL(π‖π_ref) 与对参考模型的胜率。
+不做的事：不做 KV cache、学习率调度、LoRA；不做在线采样（偏好对只在开始时采一次）。
 例：pairs = instruction_pairs(reviews, "sentiment")；ids, targets, mask = encode_pairs(lm.encode, pairs)
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_id_array, check_positive
+from ._checks import as_id_array, check_positive, check_rng, check_texts
 from .finetune import fixed_subset
-from .layers import Adam
+from .linear import LogisticModel
+from .linear import fit as fit_logistic
 from .objectives import sft_loss_mask
+from .optim import Adam, single_thread_blas
+from .sparse import CountMatrix
+from .text import Vocab
 from .transformer import body_backward, body_forward, lm_config
 
 __all__ = ["KINDS", "TEMPLATE", "REVIEW_CHARS", "NEWLINE_ID", "instruction_pairs", "encode_pairs",
            "instruction_data", "exact_match_by_kind", "token_logprobs", "sft_loss_and_grads", "sequence_logprobs", "dpo_loss_and_grads",
-           "greedy_answers", "exact_match", "train_sft"]
+           "greedy_answers", "exact_match", "train_sft", "review_prompts", "sample_continuations", "continuation_batch",
+           "CharJudge", "fit_judge", "continuation_texts", "preference_pairs", "train_dpo", "evaluate_policy"]
 
 # 两种指令：名字一样长（6 个字），所以同一批提示等长，可以整批解码
 KINDS = {"sentiment": "判断好评差评", "copy5": "复述前五个字"}
@@ -270,8 +278,7 @@ def train_sft(params: dict, train, *, steps: int, batch_size: int = 16, lr: floa
     P = {k: (dict(v) if k == "config" else v.copy()) for k, v in params.items()}
     opt = Adam(lr, clip=clip)
     history = []
-    from threadpoolctl import threadpool_limits  # 与其他训练函数一样固定 BLAS 单线程，结果可复现
-    with threadpool_limits(limits=1, user_api="blas"):
+    with single_thread_blas():  # 与其他训练函数一样固定 BLAS 单线程，结果可复现
         it = range(1, steps + 1)
         if progress:
             from tqdm.auto import tqdm  # 只在需要进度条时导入
@@ -288,3 +295,214 @@ def train_sft(params: dict, train, *, steps: int, batch_size: int = 16, lr: floa
         if progress:
             it.close()
     return P, history
+
+
+# ---------- 第 17.2 节：DPO 实验（控制情感的续写） ----------
+
+def review_prompts(encode, reviews, n: int, prompt_chars: int = 5, seed: int = 0, min_chars: int = 10) -> np.ndarray:
+    """评论 → 等长的提示编号 (n, 1 + prompt_chars)：换行（开始）+ 评论的前 prompt_chars 个字。教学位置：第 17.2 节。
+
+    只用至少 min_chars 个字的评论（提示不是整条评论），按 seed 固定抽 n 条（finetune.fixed_subset）。
+    例：'这本书写得很好，推荐' 与 prompt_chars=5 → [换行, 这, 本, 书, 写, 得]
+    """
+    if not callable(encode):
+        raise TypeError("encode 必须是函数：文本 → 编号列表（如 load_pretrained().encode）")
+    check_positive(prompt_chars, "prompt_chars", integer=True)
+    check_positive(min_chars, "min_chars", integer=True)
+    if min_chars <= prompt_chars:
+        raise ValueError(f"min_chars（{min_chars}）必须大于 prompt_chars（{prompt_chars}）：提示不能是整条评论")
+    texts = [r.text for r in reviews if len(r.text) >= min_chars]
+    if len(texts) < n:
+        raise ValueError(f"只有 {len(texts)} 条评论至少有 {min_chars} 个字，不够抽 n={n} 条")
+    return np.array([[NEWLINE_ID] + list(encode(texts[i][:prompt_chars])) for i in fixed_subset(len(texts), n, seed)],
+                    np.int64)
+
+
+def sample_continuations(params: dict, prompt_ids, n_new: int, rng, temperature: float = 1.0) -> np.ndarray:
+    """等长的提示 (N, P) → 按温度采样续写的 n_new 个编号 (N, n_new)，整批一起算。教学位置：第 17.2 节。
+
+    每步取最后一个位置的 softmax(logits / temperature)，每行用一个均匀数按累积概率挑一个编号
+    （与 decoding.sample 的逆累积分布法相同，只是整批）。均匀数一次从 rng 取出 (N, n_new) 个，第 i 行只用第 i 行，
+    所以同一个 rng 状态、同样的参数 → 同样的续写，而且前 k 个提示的续写不随 N 改变。
+    例：sample_continuations(lm.params, [[0, 这, 本, 书, 写, 得]], 14, np.random.default_rng(0)) → (1, 14) 的编号
+    """
+    cfg = lm_config(params)
+    x = as_id_array(prompt_ids, "prompt_ids", size=cfg["vocab"], allow_empty=False, ndims=(2,))
+    check_positive(n_new, "n_new", integer=True)
+    check_positive(temperature, "temperature")
+    check_rng(rng)
+    if x.shape[1] + n_new - 1 > cfg["max_len"]:
+        raise ValueError(f"提示 {x.shape[1]} 个 + 续写 {n_new} 个超过窗口 max_len={cfg['max_len']}")
+    W = _out_weight(params, cfg)
+    uniforms = rng.random((len(x), n_new))       # 第 i 行只用第 i 行的均匀数：前 k 个提示的续写与 N 无关
+    out = np.empty((len(x), n_new), np.int64)
+    for s in range(0, len(x), 64):               # 每次 64 行，主体的中间结果不占太多内存
+        xb = x[s:s + 64]
+        for t in range(n_new):
+            hidden, _ = body_forward(params, xb)
+            z = (hidden[:, -1] @ W + params["b_out"]).astype(np.float64) / temperature
+            p = np.exp(z - z.max(axis=1, keepdims=True))
+            cdf = np.cumsum(p, axis=1)
+            u = uniforms[s:s + 64, t] * cdf[:, -1]
+            nxt = np.minimum((cdf < u[:, None]).sum(axis=1), cfg["vocab"] - 1)
+            xb = np.concatenate([xb, nxt[:, None]], axis=1)
+        out[s:s + 64] = xb[:, -n_new:]
+    return out
+
+
+def continuation_batch(prompt_ids, cont_ids):
+    """提示 (N, P) 与续写 (N, n) → (ids, targets, mask)，形状 (N, P + n − 1)，mask 只在续写处为 True。教学位置：第 17.2 节。
+
+    序列 = 提示 + 续写，ids = 序列[:, :-1]，targets = 序列[:, 1:]；于是 sequence_logprobs 给出整条续写的 ln π。
+    例：提示 [0, 5]、续写 [7, 8] → ids [0, 5, 7]，targets [5, 7, 8]，mask [F, T, T]
+    """
+    p = as_id_array(prompt_ids, "prompt_ids", allow_empty=False, ndims=(2,))
+    c = as_id_array(cont_ids, "cont_ids", allow_empty=False, ndims=(2,))
+    if len(p) != len(c):
+        raise ValueError(f"提示有 {len(p)} 行，续写有 {len(c)} 行；必须一一对应")
+    seq = np.concatenate([p, c], axis=1)
+    mask = np.zeros((len(p), seq.shape[1] - 1), bool)
+    mask[:, p.shape[1] - 1:] = True
+    return seq[:, :-1], seq[:, 1:], mask
+
+
+class CharJudge:
+    """“评委”：字袋（每个字的出现次数）逻辑回归，给一段文本打 P(好评)。教学位置：第 17.2 节。
+
+    由 fit_judge 在训练集评论上训练；它只认得字，不懂语序和否定，所以是一个会被钻空子的奖励模型。
+    例：judge.reward(['非常好，推荐', '质量太差']) → 前一个高、后一个低
+    """
+
+    def __init__(self, vocab: Vocab, model: LogisticModel):
+        self.vocab, self.model = vocab, model
+
+    def reward(self, texts) -> np.ndarray:
+        """文本列表 → 每条的 P(好评)，形状 (N,)。空文本得到的是只看偏置的分数。"""
+        texts = check_texts(texts)
+        return self.model.predict_proba(CountMatrix.from_docs([list(t) for t in texts], self.vocab))
+
+
+def fit_judge(reviews, chars: int = 32, epochs: int = 5, lr: float = 0.2, seed: int = 0) -> CharJudge:
+    """带标签的评论 → CharJudge：每条只用前 chars 个字（评委要打分的续写也很短），linear.fit 小批量训练。
+    教学位置：第 17.2 节（第 4 章的逻辑回归，特征换成字袋）。
+
+    例：fit_judge(load_reviews(tokenize=False)['train']).reward(['很好看'])
+    """
+    check_positive(chars, "chars", integer=True)
+    reviews = list(reviews)
+    if not reviews:
+        raise ValueError("reviews 不能为空")
+    docs = [list(r.text[:chars]) for r in reviews]
+    vocab = Vocab([c for d in docs for c in d])
+    y = np.array([int(r.label) for r in reviews])
+    model = fit_logistic(CountMatrix.from_docs(docs, vocab), y, lr=lr, epochs=epochs, batch_size=64, seed=seed)
+    return CharJudge(vocab, model)
+
+
+def continuation_texts(decode, prompt_ids, cont_ids) -> list:
+    """提示 + 续写的编号 → 评委要看的文本：去掉开头的换行，到续写里第一个换行（评论结束）为止。教学位置：第 17.2 节。
+
+    例：提示 [换行, 这, 本]、续写 [书, 好, 换行, 我] → '这本书好'
+    """
+    if not callable(decode):
+        raise TypeError("decode 必须是函数：编号列表 → 文本（如 load_pretrained().decode）")
+    p, c = np.asarray(prompt_ids), np.asarray(cont_ids)
+    return [decode(list(pr[1:])) + decode(list(co)).split("\n")[0] for pr, co in zip(p, c)]
+
+
+def preference_pairs(params: dict, prompt_ids, n_new: int, reward_fn, seed: int = 0, min_gap: float = 0.1):
+    """参考模型对每个提示采样两条续写，奖励高的当“好”、低的当“差”，差距小于 min_gap 的提示丢掉。教学位置：第 17.2 节。
+
+    reward_fn(提示编号, 续写编号) → 每行的奖励 (N,)。返回 (chosen, rejected, info)：chosen、rejected 各是
+    continuation_batch 的 (ids, targets, mask)；info 含 'kept'（留下的提示下标）、'r_chosen'、'r_rejected'。
+    """
+    check_positive(min_gap, "min_gap", allow_zero=True)
+    if not callable(reward_fn):
+        raise TypeError("reward_fn 必须是函数：(提示编号, 续写编号) → 每行的奖励")
+    rng = np.random.default_rng(seed)
+    P = as_id_array(prompt_ids, "prompt_ids", allow_empty=False, ndims=(2,))
+    with single_thread_blas():
+        a, b = (sample_continuations(params, P, n_new, rng) for _ in range(2))
+    ra, rb = (np.asarray(reward_fn(P, c), np.float64) for c in (a, b))
+    keep = np.flatnonzero(np.abs(ra - rb) >= min_gap)
+    if keep.size == 0:
+        raise ValueError(f"没有一个提示的两条续写奖励相差至少 min_gap={min_gap}")
+    first = (ra >= rb)[keep, None]
+    good, bad = np.where(first, a[keep], b[keep]), np.where(first, b[keep], a[keep])
+    info = {"kept": keep, "r_chosen": np.maximum(ra, rb)[keep], "r_rejected": np.minimum(ra, rb)[keep]}
+    return continuation_batch(P[keep], good), continuation_batch(P[keep], bad), info
+
+
+def train_dpo(params: dict, chosen, rejected, *, beta: float, steps: int, batch_size: int = 32, lr: float = 1e-4,
+              seed: int = 0, clip: float | None = 1.0, eval_at=(), eval_fn=None, progress: bool = False):
+    """从参考模型 params 的副本出发做 DPO：参考模型冻结，它给每对的 ln π_ref 只算一次。教学位置：第 17.2 节。
+
+    chosen、rejected 是 preference_pairs 给出的 (ids, targets, mask)，第 i 行是第 i 对。每步按 seed 有放回地抽
+    batch_size 对，dpo_loss_and_grads 求梯度，Adam（固定学习率），BLAS 单线程。
+    返回 (params, history)：history 每步一行 {'step', 'loss', 'margin'}；eval_at 里的步数再加上 eval_fn(params) 的结果。
+    例：P, hist = train_dpo(lm.params, chosen, rejected, beta=0.1, steps=100)；hist[0]['loss'] ≈ ln 2
+    """
+    check_positive(beta, "beta")
+    check_positive(steps, "steps", integer=True)
+    check_positive(batch_size, "batch_size", integer=True)
+    check_positive(lr, "lr")
+    eval_at = {int(check_positive(s, "eval_at 里的步数", integer=True)) for s in eval_at}
+    if eval_at and eval_fn is None:
+        raise ValueError("给了 eval_at 就要给 eval_fn（params → 指标字典）")
+    C, R = (tuple(np.asarray(a) for a in batch) for batch in (chosen, rejected))
+    if len(C) != 3 or len(R) != 3:
+        raise ValueError("chosen 与 rejected 必须各是 (ids, targets, mask) 三个数组")
+    if C[0].shape != R[0].shape:
+        raise ValueError(f"chosen 与 rejected 的形状必须相同，收到 {C[0].shape} 与 {R[0].shape}")
+    _check_batch(params, *C)
+    _check_batch(params, *R)
+    rng = np.random.default_rng(seed)
+    P = {k: (dict(v) if k == "config" else v.copy()) for k, v in params.items()}
+    opt = Adam(lr, clip=clip)
+    history = []
+    with single_thread_blas():  # 与其他训练函数一样固定 BLAS 单线程，结果可复现
+        ref_c, ref_r = (np.concatenate([sequence_logprobs(params, *(a[s:s + 256] for a in B))
+                                        for s in range(0, len(B[0]), 256)]) for B in (C, R))
+        it = range(1, steps + 1)
+        if progress:
+            from tqdm.auto import tqdm  # 只在需要进度条时导入
+            it = tqdm(it, desc="DPO 训练步数")
+        for step in it:
+            idx = rng.integers(0, len(C[0]), size=batch_size)
+            loss, g, info = dpo_loss_and_grads(P, tuple(a[idx] for a in C), tuple(a[idx] for a in R),
+                                               ref_c[idx], ref_r[idx], beta=beta)
+            opt.step(P, g)
+            row = {"step": step, "loss": round(loss, 6), "margin": round(info["margin"], 6)}
+            if step in eval_at:
+                row.update(eval_fn(P))
+            history.append(row)
+        if progress:
+            it.close()
+    return P, history
+
+
+def evaluate_policy(params: dict, ref_params: dict, prompt_ids, n_new: int, reward_fn, seed: int = 0,
+                    keep: dict | None = None) -> dict:
+    """留出提示上比较策略与参考模型，返回 {'reward', 'kl', 'win'}。教学位置：第 17.2 节。
+
+    - reward：策略每个提示采样一条续写，reward_fn 打分的平均；
+    - kl：KL(π‖π_ref) 的采样估计，对策略的样本 y 求 Σ_t [ln π(y_t) − ln π_ref(y_t)]（续写的 n_new 个位置）再平均；
+    - win：策略的续写对参考模型的续写（同一提示）奖励更高的比例，相等算半个。
+    两个模型用同一个 seed 的均匀数采样（公共随机数）：策略就是参考模型时两边续写相同，KL = 0、胜率 = 0.5。
+    keep 给一个字典时，把两边的续写编号与奖励存进去（'policy'、'reference'、'r_policy'、'r_reference'），便于查看。
+    """
+    if keep is not None and not isinstance(keep, dict):
+        raise TypeError(f"keep 必须是字典或 None，收到 {type(keep).__name__}")
+    if not callable(reward_fn):
+        raise TypeError("reward_fn 必须是函数：(提示编号, 续写编号) → 每行的奖励")
+    P = as_id_array(prompt_ids, "prompt_ids", allow_empty=False, ndims=(2,))
+    with single_thread_blas():
+        y_pol = sample_continuations(params, P, n_new, np.random.default_rng(seed))
+        y_ref = sample_continuations(ref_params, P, n_new, np.random.default_rng(seed))
+        batch = continuation_batch(P, y_pol)
+        kl = sequence_logprobs(params, *batch) - sequence_logprobs(ref_params, *batch)
+    r_pol, r_ref = (np.asarray(reward_fn(P, y), np.float64) for y in (y_pol, y_ref))
+    win = np.where(r_pol > r_ref, 1.0, np.where(r_pol == r_ref, 0.5, 0.0))
+    if keep is not None:
+        keep.update(policy=y_pol, reference=y_ref, r_policy=r_pol, r_reference=r_ref)
+    return {"reward": round(float(r_pol.mean()), 6), "kl": round(float(kl.mean()), 6), "win": round(float(win.mean()), 6)}

@@ -172,3 +172,198 @@ def test_sft_record_reproduces_one_seed_at_the_first_eval_step():
     _, hist = mod.run(0, True, steps=step, settings=rec["settings"])
     for k in TU.KINDS:
         assert hist[-1][k] == rec["results"]["answer_only"][f"{k}@{step}"].values[0], k
+
+
+# ---------- 第 17.2 节：DPO 实验 ----------
+
+def _dpo_record_or_skip():
+    from nlpbook.spread import load_record, record_path
+    if not record_path("dpo_reviews").exists():
+        pytest.skip("nlpbook/records/dpo_reviews.json 还没有生成：先运行 python scripts/dpo_reviews.py")
+    return load_record(record_path("dpo_reviews"))
+
+
+def _dpo_script():
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[1] / "scripts" / "dpo_reviews.py"
+    spec = importlib.util.spec_from_file_location("dpo_reviews", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _tiny32(seed=0):
+    P, *_ = _tiny(seed=seed)
+    return {k: (v if k == "config" else v.astype(np.float32)) for k, v in P.items()}
+
+
+def test_sample_continuations_shapes_determinism_vocab_and_window():
+    P = _tiny32()
+    prompts = np.array([[0, 3, 4], [0, 5, 6], [0, 7, 8], [0, 1, 2]])
+    a = TU.sample_continuations(P, prompts, 5, np.random.default_rng(7))
+    b = TU.sample_continuations(P, prompts, 5, np.random.default_rng(7))
+    c = TU.sample_continuations(P, prompts, 5, np.random.default_rng(8))
+    assert a.shape == (4, 5) and a.dtype.kind == "i" and np.array_equal(a, b) and not np.array_equal(a, c)
+    assert a.min() >= 0 and a.max() < P["config"]["vocab"]
+    # 第 i 行只用自己的均匀数：前两个提示的续写与整批一起采样时相同
+    assert np.array_equal(TU.sample_continuations(P, prompts[:2], 5, np.random.default_rng(7)), a[:2])
+    with pytest.raises(ValueError, match="max_len"):      # 窗口 8：提示 3 个 + 续写 6 个超了
+        TU.sample_continuations(P, prompts, 7, np.random.default_rng(0))
+    TU.sample_continuations(P, prompts, 6, np.random.default_rng(0))
+    with pytest.raises(TypeError, match="Generator"):
+        TU.sample_continuations(P, prompts, 2, 0)
+    with pytest.raises(ValueError, match="temperature"):
+        TU.sample_continuations(P, prompts, 2, np.random.default_rng(0), temperature=0)
+    with pytest.raises(ValueError):
+        TU.sample_continuations(P, [[0, 99]], 2, np.random.default_rng(0))
+
+
+def test_sample_continuations_follow_the_model_distribution():
+    """一个输出层只偏向编号 3 的模型：低温几乎总采到 3，温度 1 时各编号的频率接近 softmax。"""
+    from nlpbook.tiny_transformer import generate_logits
+    P = _tiny32(seed=3)
+    prompts = np.zeros((4000, 2), np.int64)
+    got = TU.sample_continuations(P, prompts, 1, np.random.default_rng(0))[:, 0]
+    z = generate_logits(P, [0, 0]).astype(np.float64)
+    p = np.exp(z - z.max())
+    p /= p.sum()
+    assert np.abs(np.bincount(got, minlength=9) / 4000 - p).max() < 0.03
+
+
+def test_continuation_batch_masks_only_the_continuation():
+    ids, targets, mask = TU.continuation_batch([[0, 5]], [[7, 8]])
+    assert ids.tolist() == [[0, 5, 7]] and targets.tolist() == [[5, 7, 8]] and mask.tolist() == [[False, True, True]]
+    with pytest.raises(ValueError, match="一一对应"):
+        TU.continuation_batch([[0, 5]], [[7], [8]])
+
+
+def test_continuation_texts_cut_at_the_first_newline():
+    vocab = ["\n", "这", "本", "书", "好", "我"]
+    dec = lambda ids: "".join(vocab[i] for i in ids)
+    assert TU.continuation_texts(dec, [[0, 1, 2]], [[3, 4, 0, 5]]) == ["这本书好"]
+    assert TU.continuation_texts(dec, [[0, 1]], [[0, 5]]) == ["这"]
+
+
+def test_review_prompts_are_fixed_prefixes():
+    reviews = [R("这本书写得很好，推荐", 1), R("短", 0), R("质量太差了，不推荐大家买", 0)]
+    enc = lambda t: [ord(ch) % 50 + 1 for ch in t]
+    got = TU.review_prompts(enc, reviews, 2, prompt_chars=4, seed=0)
+    assert got.shape == (2, 5) and (got[:, 0] == 0).all()
+    assert sorted(map(tuple, got[:, 1:].tolist())) == sorted([tuple(enc("这本书写")), tuple(enc("质量太差"))])
+    with pytest.raises(ValueError, match="不够抽"):
+        TU.review_prompts(enc, reviews, 3, prompt_chars=4)
+    with pytest.raises(ValueError, match="min_chars"):
+        TU.review_prompts(enc, reviews, 1, prompt_chars=10, min_chars=10)
+
+
+def test_char_judge_scores_a_clear_toy_sentiment():
+    reviews = [R(t, 1) for t in ("很好很好", "好看", "推荐好", "好极了")] + [R(t, 0) for t in ("很差", "差劲", "太差了", "不推荐差")]
+    judge = TU.fit_judge(reviews, epochs=50, lr=0.5)
+    r = judge.reward(["好好好", "差差差"])
+    assert r.shape == (2,) and r[0] > 0.5 > r[1]
+    with pytest.raises(TypeError, match="字符串"):
+        judge.reward("好")
+    with pytest.raises(ValueError, match="不能为空"):
+        TU.fit_judge([])
+
+
+def _toy_pairs(P):
+    """奖励 = 续写里编号 3 的个数：参考模型采两条，多的当“好”。"""
+    prompts = np.tile(np.array([[0, 1, 2]]), (64, 1))
+    reward = lambda _, C: (np.asarray(C) == 3).sum(axis=1).astype(float)
+    return TU.preference_pairs(P, prompts, 4, reward, seed=0, min_gap=1.0), prompts, reward
+
+
+def test_preference_pairs_order_by_reward_and_drop_ties():
+    P = _tiny32()
+    (chosen, rejected, info), prompts, reward = _toy_pairs(P)
+    assert (info["r_chosen"] - info["r_rejected"] >= 1).all() and 0 < len(info["kept"]) < 64
+    assert np.array_equal(reward(None, chosen[1][:, -4:]), info["r_chosen"])
+    assert chosen[0].shape == rejected[0].shape == (len(info["kept"]), 6) and chosen[2][:, 2:].all()
+    with pytest.raises(ValueError, match="min_gap"):
+        TU.preference_pairs(P, prompts, 4, reward, min_gap=10.0)
+
+
+def test_train_dpo_starts_at_ln2_loss_falls_margin_grows_and_reward_rises():
+    P = _tiny32()
+    before = {k: v.copy() for k, v in P.items() if k != "config"}
+    (chosen, rejected, _), prompts, reward = _toy_pairs(P)
+    ev = lambda Q: TU.evaluate_policy(Q, P, prompts, 4, reward, seed=5)
+    Q, hist = TU.train_dpo(P, chosen, rejected, beta=0.5, steps=60, batch_size=16, lr=3e-3, eval_at=[60], eval_fn=ev)
+    assert all(np.array_equal(before[k], P[k]) for k in before)
+    assert np.isclose(hist[0]["loss"], np.log(2), atol=1e-6) and hist[0]["margin"] == 0
+    assert np.mean([h["loss"] for h in hist[-10:]]) < 0.5 and hist[-1]["margin"] > 0.5
+    kept = {}
+    start = TU.evaluate_policy(P, P, prompts, 4, reward, seed=5, keep=kept)
+    assert start == {"reward": start["reward"], "kl": 0.0, "win": 0.5}
+    assert np.array_equal(kept["policy"], kept["reference"]) and kept["r_policy"].shape == (64,)
+    assert hist[-1]["reward"] > start["reward"] and hist[-1]["kl"] > 0 and hist[-1]["win"] > 0.5
+    again = TU.train_dpo(P, chosen, rejected, beta=0.5, steps=5, batch_size=16, lr=3e-3)[1]
+    assert again == hist[:5]
+
+
+def test_train_dpo_errors():
+    P = _tiny32()
+    (chosen, rejected, _), *_ = _toy_pairs(P)
+    with pytest.raises(ValueError, match="beta"):
+        TU.train_dpo(P, chosen, rejected, beta=0, steps=1)
+    with pytest.raises(ValueError, match="eval_fn"):
+        TU.train_dpo(P, chosen, rejected, beta=0.1, steps=1, eval_at=[1])
+    with pytest.raises(ValueError, match="形状"):
+        TU.train_dpo(P, chosen, tuple(a[:, :-1] for a in rejected), beta=0.1, steps=1)
+    with pytest.raises(ValueError, match="三个数组"):
+        TU.train_dpo(P, chosen[:2], rejected, beta=0.1, steps=1)
+
+
+def test_dpo_record_parses_with_betas_seeds_and_steps():
+    rec = _dpo_record_or_skip()
+    s = rec["settings"]
+    mod = _dpo_script()
+    assert rec["seeds"] == [0, 1, 2] and s["betas"] == [0.05, 0.1, 0.3, 1.0]
+    assert set(rec["results"]) == {mod.method_name(b) for b in s["betas"]} | {"pairs"}
+    for b in s["betas"]:
+        for k in ("reward", "kl", "win", "loss", "margin"):
+            for step in s["eval_at"]:
+                assert rec["results"][mod.method_name(b)][f"{k}@{step}"].n == 3
+    assert s["live_steps"] in s["eval_at"] and s["live_beta"] in s["betas"]
+    assert s["reference"]["kl"] == 0 and s["reference"]["win"] == 0.5 and rec["cpu_seconds"] > 0
+
+
+def test_dpo_record_reproduces_the_live_run():
+    """与 notebook 现场那一格相同的设置（种子 0、live_beta、live_steps 步）：三项指标与记录逐位相同。"""
+    from nlpbook.tiny_transformer import load_pretrained
+    rec = _dpo_record_or_skip()
+    s = rec["settings"]
+    mod = _dpo_script()
+    lm = load_pretrained()
+    setup = mod.dpo_setup(lm, s)
+    pairs = mod.pairs_for_seed(lm, setup, 0, s)
+    assert len(pairs[2]["kept"]) == rec["results"]["pairs"]["n_pairs"].values[0]
+    _, hist = mod.run(lm, setup, pairs, 0, s["live_beta"], steps=s["live_steps"], settings=s)
+    for k in ("reward", "kl", "win"):
+        assert hist[-1][k] == rec["results"][mod.method_name(s["live_beta"])][f"{k}@{s['live_steps']}"].values[0], k
+
+
+def test_dpo_script_main_writes_a_record_shaped_like_the_shipped_one(tmp_path, monkeypatch):
+    """把费时的采样与训练换成假结果，跑一遍 main：写出的记录与随包记录的结构（方法、指标、设置的键、种子）相同。"""
+    import json
+    from types import SimpleNamespace
+    from nlpbook import spread
+    rec = _dpo_record_or_skip()
+    mod = _dpo_script()
+    fake = {"reward": 0.6, "kl": 1.0, "win": 0.7}
+    monkeypatch.setattr(mod, "load_pretrained", lambda: SimpleNamespace(params={}))
+    monkeypatch.setattr(mod, "dpo_setup", lambda lm, settings=mod.SETTINGS: {})
+    monkeypatch.setattr(mod, "evaluator", lambda lm, setup, settings=mod.SETTINGS: lambda P: dict(fake, kl=0.0, win=0.5))
+    monkeypatch.setattr(mod, "pairs_for_seed", lambda lm, setup, seed, settings=mod.SETTINGS:
+                        (None, None, {"kept": np.arange(5), "r_chosen": np.ones(5), "r_rejected": np.zeros(5)}))
+    monkeypatch.setattr(mod, "run", lambda lm, setup, pairs, seed, beta, **kw:
+                        (None, [{"step": s, "loss": 0.5, "margin": 1.0, **(fake if s in mod.SETTINGS["eval_at"] else {})}
+                                for s in range(1, mod.SETTINGS["steps"] + 1)]))
+    monkeypatch.setattr(spread, "RECORDS", tmp_path)
+    mod.main()
+    written = json.loads((tmp_path / "dpo_reviews.json").read_text(encoding="utf-8"))
+    assert written["seeds"] == rec["seeds"] and sorted(written["settings"]) == sorted(rec["settings"])
+    assert {m: sorted(r) for m, r in written["results"].items()} == {m: sorted(r) for m, r in rec["results"].items()}
+    assert written["results"]["beta=0.1"]["reward@25"] == [0.6, 0.6, 0.6] and written["results"]["pairs"]["n_pairs"] == [5] * 3
