@@ -14,6 +14,7 @@ import numpy as np
 
 from ._checks import as_float_array, as_id_array, check_id, check_positive
 from .functional import cross_entropy, sigmoid, softmax
+from .optim import single_thread_blas
 
 __all__ = ["cbow_forward", "cbow_backward", "cbow_step", "skipgram_pairs", "cbow_examples",
            "skipgram_forward_backward", "negative_sampling_loss", "sgns_forward_backward",
@@ -306,7 +307,7 @@ def _corpus(sentences_ids, V: int):
 
 def train_sgns(sentences_ids, vocab_size: int, counts, *, dim: int = 100, window: int = 5,
                negatives: int = 5, epochs: int = 1, lr: float = 0.025, min_lr: float = 0.0001,
-               subsample: float | None = 1e-4, batch_size: int = 1024, seed: int = 0,
+               subsample: float | None = 1e-4, batch_size: int = 512, seed: int = 0,
                progress: bool = False) -> SGNSModel:
     """用 Skip-gram + 负采样在编号化的语料上训练词向量（float32，单线程，小批量）。
 
@@ -344,8 +345,7 @@ def train_sgns(sentences_ids, vocab_size: int, counts, *, dim: int = 100, window
     model = SGNSModel(W_in, W_out)
     chunk = max(4096, 16 * batch_size)                 # 每段约这么多个（下采样后的）词
     # 小批量里的矩阵乘法很小，多线程 BLAS 反而慢 2—3 倍，而且机器间结果的末位可能不同：训练时限定单线程
-    from threadpoolctl import threadpool_limits
-    with threadpool_limits(limits=1, user_api="blas"):
+    with single_thread_blas():
         if progress:
             from tqdm.auto import tqdm  # 只在需要进度条时导入
             bar = tqdm(total=total_tok, desc="训练 SGNS（词）")

@@ -147,14 +147,10 @@ def _imported_modules(tree):
                 yield from ("." + a.name for a in node.names)
 
 
-NOT_YET_MOVED = {"word2vec.py"}  # 还在直接用 threadpoolctl、待改用 single_thread_blas 的模块；改好后从这里删掉
-
-
 def test_only_optim_imports_threadpoolctl():
     users = {p.relative_to(PKG).as_posix() for p in _modules()
              if any(m.split(".")[0] == "threadpoolctl" for m in _imported_modules(ast.parse(p.read_text("utf-8"))))}
-    assert users - NOT_YET_MOVED == {"optim.py"}, f"这些模块直接导入了 threadpoolctl，应改用 optim.single_thread_blas：{users}"
-    assert NOT_YET_MOVED <= users, "名单里的模块已经改好了：把它从 NOT_YET_MOVED 删掉"
+    assert users == {"optim.py"}, f"这些模块直接导入了 threadpoolctl，应改用 optim.single_thread_blas：{users}"
 
 
 def test_transformer_does_not_import_tiny_transformer():
