@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import math
-from contextlib import contextmanager
 
 import numpy as np
 
@@ -23,15 +22,15 @@ from ._checks import as_float_array_keep, check_adam_settings, check_positive
 __all__ = ["single_thread_blas", "global_norm", "clip_by_global_norm", "Adam", "adam_step"]
 
 
-@contextmanager
 def single_thread_blas():
-    """在 with 块里把 BLAS 限定为单线程，离开时恢复原来的线程数。教学位置：第 8.4 节（训练结果可复现）。
+    """把 BLAS 限定为单线程。教学位置：第 8.4 节（训练结果可复现）。
 
+    两种用法：with single_thread_blas(): …（离开 with 块时恢复原来的线程数），或者在 notebook 开头调用一次、
+    留着返回值，整章都单线程（与 scripts/ 里的脚本把整个运行包起来的做法一致）。
     例：with single_thread_blas(): model = train_rnn_classifier(...)
     """
-    from threadpoolctl import threadpool_limits  # 只在训练时导入
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
+    from threadpoolctl import threadpool_limits  # 只在需要时导入
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 def global_norm(grads: dict) -> float:

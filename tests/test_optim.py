@@ -130,6 +130,10 @@ def test_single_thread_blas_limits_inside_and_restores_after():
             with OP.single_thread_blas():
                 raise RuntimeError("出错时也恢复")
         assert _blas_threads() == before
+        pin = OP.single_thread_blas()            # 不用 with：整章单线程，直到 restore_original_limits
+        assert all(n == 1 for n in _blas_threads())
+        pin.restore_original_limits()
+        assert _blas_threads() == before
 
 
 # ---------- 读源码的结构检查 ----------
