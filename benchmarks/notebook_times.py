@@ -15,7 +15,7 @@ import nbformat
 from jupyter_client.manager import start_new_kernel
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run_all import ROOT, _stdout, run_in_kernel  # noqa: E402
+from run_all import ROOT, _stdout, is_training, run_in_kernel, split_training  # noqa: E402
 
 
 def cell_times(path: Path) -> tuple[list, float]:
@@ -25,7 +25,8 @@ def cell_times(path: Path) -> tuple[list, float]:
         rows = []
         for i, cell in enumerate(nb.cells):
             if cell.cell_type == "code":
-                rows.append((run_in_kernel(kc, cell.source)[0], i + 1, cell.source.splitlines()[0][:50] if cell.source else ""))
+                rows.append((run_in_kernel(kc, cell.source)[0], i + 1, cell.source.splitlines()[0][:50] if cell.source else "",
+                             is_training(cell)))
         _, outs = run_in_kernel(kc, "import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
         peak_mb = int(_stdout(outs).strip().splitlines()[-1]) / 1024
     finally:
@@ -46,10 +47,11 @@ def main(argv) -> int:
             rows, peak = cell_times(path)
             rows.sort(reverse=True)
             total = sum(r[0] for r in rows)
-            print(f"{path.name}：合计 {total:.1f} s，最慢一格 {rows[0][0]:.1f} s，其余 {total - rows[0][0]:.1f} s，"
+            training, rest = split_training([(r[0], r[3]) for r in rows])
+            print(f"{path.name}：合计 {total:.1f} s，训练格 {' + '.join(f'{t:.1f}' for t in training)} s，其余 {rest:.1f} s，"
                   f"峰值 {peak:.0f} MB（墙钟 {time.perf_counter() - t0:.0f} s）")
-            for sec, idx, head in rows[:8]:
-                print(f"  {sec:6.2f} s  第 {idx} 个单元  {head}")
+            for sec, idx, head, tag in rows[:8]:
+                print(f"  {sec:6.2f} s  第 {idx} 个单元  {head}{'  [live-training]' if tag else ''}")
     return 0
 
 
