@@ -17,7 +17,7 @@ from nlpbook.tiny_transformer import load_pretrained
 NAME = "sft_reviews"
 SEEDS = (0, 1, 2)
 SETTINGS = {"n_train_reviews": 3000, "n_held": 150, "review_chars": TU.REVIEW_CHARS, "batch_size": 16, "lr": 1e-3,
-            "clip": 1.0, "steps": 600, "eval_at": [100, 200, 400, 600], "live_steps": 400,
+            "clip": 1.0, "steps": 600, "eval_at": [100, 200, 400, 600], "live_steps": 200,
             "subset_seed": 0, "held_seed": 1}
 METHODS = {"answer_only": True, "full": False}
 
