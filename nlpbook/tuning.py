@@ -266,14 +266,28 @@ def train_sft(params: dict, train, *, steps: int, batch_size: int = 16, lr: floa
     train 是 encode_pairs 给出的 (ids, targets, mask)。学习率不变，所以跑 s 步的结果与长一些的训练在第 s 步时相同。
     返回 (params, history)：history 每步一行 {'step', 'loss'}；eval_at 里的步数再加上 eval_fn(params) 的结果（一个字典）。
     """
+    X, Y, M = (np.asarray(a) for a in train)
+    _check_batch(params, X[:1], Y[:1], M[:1])
+
+    def step_fn(P, idx):
+        T = int(np.flatnonzero(M[idx].any(axis=0)).max()) + 1
+        loss, g = sft_loss_and_grads(P, X[idx, :T], Y[idx, :T], M[idx, :T])
+        return loss, g, {}
+
+    return _train_loop(params, len(X), step_fn, steps=steps, batch_size=batch_size, lr=lr, seed=seed, clip=clip,
+                       eval_at=eval_at, eval_fn=eval_fn, progress=progress, desc="SFT 训练步数")
+
+
+def _train_loop(params, n, step_fn, *, steps, batch_size, lr, seed, clip, eval_at, eval_fn, progress, desc):
+    """train_sft 与 train_dpo 共用的循环：从 params 的副本出发，每步按 seed 有放回地抽 batch_size 个下标 idx，
+    step_fn(P, idx) → (损失, 梯度, 要记下的其他数)，Adam（固定学习率、按全局范数裁剪），BLAS 单线程。
+    返回 (P, history)：每步一行 {'step', 'loss', …}；eval_at 里的步数再加上 eval_fn(P) 的结果。"""
     check_positive(steps, "steps", integer=True)
     check_positive(batch_size, "batch_size", integer=True)
     check_positive(lr, "lr")
     eval_at = {int(check_positive(s, "eval_at 里的步数", integer=True)) for s in eval_at}
     if eval_at and eval_fn is None:
         raise ValueError("给了 eval_at 就要给 eval_fn（params → 指标字典）")
-    X, Y, M = (np.asarray(a) for a in train)
-    _check_batch(params, X[:1], Y[:1], M[:1])
     rng = np.random.default_rng(seed)
     P = {k: (dict(v) if k == "config" else v.copy()) for k, v in params.items()}
     opt = Adam(lr, clip=clip)
@@ -282,13 +296,11 @@ def train_sft(params: dict, train, *, steps: int, batch_size: int = 16, lr: floa
         it = range(1, steps + 1)
         if progress:
             from tqdm.auto import tqdm  # 只在需要进度条时导入
-            it = tqdm(it, desc="SFT 训练步数")
+            it = tqdm(it, desc=desc)
         for step in it:
-            idx = rng.integers(0, len(X), size=batch_size)
-            T = int(np.flatnonzero(M[idx].any(axis=0)).max()) + 1
-            loss, g = sft_loss_and_grads(P, X[idx, :T], Y[idx, :T], M[idx, :T])
+            loss, g, extra = step_fn(P, rng.integers(0, n, size=batch_size))
             opt.step(P, g)
-            row = {"step": step, "loss": round(loss, 6)}
+            row = {"step": step, "loss": round(loss, 6), **{k: round(v, 6) for k, v in extra.items()}}
             if step in eval_at:
                 row.update(eval_fn(P))
             history.append(row)
@@ -443,12 +455,6 @@ def train_dpo(params: dict, chosen, rejected, *, beta: float, steps: int, batch_
     例：P, hist = train_dpo(lm.params, chosen, rejected, beta=0.1, steps=100)；hist[0]['loss'] ≈ ln 2
     """
     check_positive(beta, "beta")
-    check_positive(steps, "steps", integer=True)
-    check_positive(batch_size, "batch_size", integer=True)
-    check_positive(lr, "lr")
-    eval_at = {int(check_positive(s, "eval_at 里的步数", integer=True)) for s in eval_at}
-    if eval_at and eval_fn is None:
-        raise ValueError("给了 eval_at 就要给 eval_fn（params → 指标字典）")
     C, R = (tuple(np.asarray(a) for a in batch) for batch in (chosen, rejected))
     if len(C) != 3 or len(R) != 3:
         raise ValueError("chosen 与 rejected 必须各是 (ids, targets, mask) 三个数组")
@@ -456,29 +462,17 @@ def train_dpo(params: dict, chosen, rejected, *, beta: float, steps: int, batch_
         raise ValueError(f"chosen 与 rejected 的形状必须相同，收到 {C[0].shape} 与 {R[0].shape}")
     _check_batch(params, *C)
     _check_batch(params, *R)
-    rng = np.random.default_rng(seed)
-    P = {k: (dict(v) if k == "config" else v.copy()) for k, v in params.items()}
-    opt = Adam(lr, clip=clip)
-    history = []
-    with single_thread_blas():  # 与其他训练函数一样固定 BLAS 单线程，结果可复现
+    with single_thread_blas():
         ref_c, ref_r = (np.concatenate([sequence_logprobs(params, *(a[s:s + 256] for a in B))
                                         for s in range(0, len(B[0]), 256)]) for B in (C, R))
-        it = range(1, steps + 1)
-        if progress:
-            from tqdm.auto import tqdm  # 只在需要进度条时导入
-            it = tqdm(it, desc="DPO 训练步数")
-        for step in it:
-            idx = rng.integers(0, len(C[0]), size=batch_size)
-            loss, g, info = dpo_loss_and_grads(P, tuple(a[idx] for a in C), tuple(a[idx] for a in R),
-                                               ref_c[idx], ref_r[idx], beta=beta)
-            opt.step(P, g)
-            row = {"step": step, "loss": round(loss, 6), "margin": round(info["margin"], 6)}
-            if step in eval_at:
-                row.update(eval_fn(P))
-            history.append(row)
-        if progress:
-            it.close()
-    return P, history
+
+    def step_fn(P, idx):
+        loss, g, info = dpo_loss_and_grads(P, tuple(a[idx] for a in C), tuple(a[idx] for a in R),
+                                           ref_c[idx], ref_r[idx], beta=beta)
+        return loss, g, {"margin": info["margin"]}
+
+    return _train_loop(params, len(C[0]), step_fn, steps=steps, batch_size=batch_size, lr=lr, seed=seed, clip=clip,
+                       eval_at=eval_at, eval_fn=eval_fn, progress=progress, desc="DPO 训练步数")
 
 
 def evaluate_policy(params: dict, ref_params: dict, prompt_ids, n_new: int, reward_fn, seed: int = 0,

@@ -1,7 +1,9 @@
-"""rnn 与 rnn_classifier 测试共用的玩具数据和检查：一小批补齐的句子、第 8.4 节的六条评论、梯度与 padding 检查。"""
+"""测试共用的玩具数据和检查：rnn 与 rnn_classifier 的一小批补齐的句子、第 8.4 节的六条评论、梯度与 padding 检查；
+finetune 与 lora 的小 Transformer 分类器。"""
 import numpy as np
 
 from nlpbook import rnn_classifier as RC
+from nlpbook import transformer as TF
 from nlpbook.datasets import TOY_REVIEWS, TOY_VOCAB
 from nlpbook.text import PAD, Vocab
 
@@ -56,3 +58,16 @@ def check_last_step_grad_norm(P, T):
     p = RC.predict_proba(P, ids, mask)
     assert n.shape == (T,) and np.isclose(n[-1], np.linalg.norm(np.outer((p - y) / 2, P["w_out"])))
     return ids, mask, y, n
+
+
+def tiny_classifier(seed=0):
+    """float64 的小模型：词表 7、d=4、2 层、2 个头、max_len 6；一维参数加点噪声，梯度检验更敏感。
+    返回 (params, head, ids, lengths, y, rng)；rng 接着用（如 LoRA 的初始化）。"""
+    rng = np.random.default_rng(seed)
+    P = TF.init_lm_params(7, 4, 2, 2, 8, 6, rng, dtype=np.float64)
+    for k in P:
+        if k != "config":
+            P[k] = P[k] * 10 if P[k].ndim > 1 else P[k] + 0.2 * rng.normal(size=P[k].shape)
+    head = {"w_cls": rng.normal(size=4), "b_cls": np.array([0.1])}
+    ids = np.array([[1, 2, 1, 6, 0, 0], [3, 3, 5, 1, 4, 2], [2, 0, 0, 0, 0, 0]])
+    return P, head, ids, np.array([4, 6, 1]), np.array([1, 0, 1]), rng

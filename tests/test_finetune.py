@@ -4,6 +4,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 from _gradcheck import numgrad_inplace
+from _toy import tiny_classifier
 
 from nlpbook import finetune as F
 from nlpbook import transformer as TF
@@ -11,15 +12,8 @@ from nlpbook.spread import load_record, record_path
 
 
 def _tiny(seed=0):
-    """float64 的小模型：词表 7、d=4、2 层、2 个头、max_len 6；一维参数加点噪声，梯度检验更敏感。"""
-    rng = np.random.default_rng(seed)
-    P = TF.init_lm_params(7, 4, 2, 2, 8, 6, rng, dtype=np.float64)
-    for k in P:
-        if k != "config":
-            P[k] = P[k] * 10 if P[k].ndim > 1 else P[k] + 0.2 * rng.normal(size=P[k].shape)
-    head = {"w_cls": rng.normal(size=4), "b_cls": np.array([0.1])}
-    ids = np.array([[1, 2, 1, 6, 0, 0], [3, 3, 5, 1, 4, 2], [2, 0, 0, 0, 0, 0]])
-    return P, head, ids, np.array([4, 6, 1]), np.array([1, 0, 1])
+    """(params, head, ids, lengths, y)，见 _toy.tiny_classifier。"""
+    return tiny_classifier(seed)[:5]
 
 
 def test_encode_texts_truncates_and_pads():

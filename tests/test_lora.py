@@ -2,21 +2,14 @@
 import numpy as np
 import pytest
 from _gradcheck import numgrad_inplace
+from _toy import tiny_classifier
 
 from nlpbook import finetune as F
 from nlpbook import lora as LR
 from nlpbook import transformer as TF
 
 
-def _tiny(seed=0):
-    rng = np.random.default_rng(seed)
-    P = TF.init_lm_params(7, 4, 2, 2, 8, 6, rng, dtype=np.float64)
-    for k in P:
-        if k != "config":
-            P[k] = P[k] * 10 if P[k].ndim > 1 else P[k] + 0.2 * rng.normal(size=P[k].shape)
-    head = {"w_cls": rng.normal(size=4), "b_cls": np.array([0.1])}
-    ids = np.array([[1, 2, 1, 6, 0, 0], [3, 3, 5, 1, 4, 2], [2, 0, 0, 0, 0, 0]])
-    return P, head, ids, np.array([4, 6, 1]), np.array([1, 0, 1]), rng
+_tiny = tiny_classifier
 
 
 def test_b_starts_at_zero_so_the_model_is_unchanged():
