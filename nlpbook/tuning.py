@@ -345,6 +345,10 @@ def sample_continuations(params: dict, prompt_ids, n_new: int, rng, temperature:
     check_rng(rng)
     if x.shape[1] + n_new - 1 > cfg["max_len"]:
         raise ValueError(f"提示 {x.shape[1]} 个 + 续写 {n_new} 个超过窗口 max_len={cfg['max_len']}")
+    # 在 float64 里算：float32 的 logits 末位随 CPU 的 BLAS 内核而变，逆累积分布法碰到边界就会挑出另一个字，
+    # 之后整条续写都不同；float64 的舍入差别（约 1e-16）碰不上边界，所以续写在每台机器上都一样
+    params = {k: (v.astype(np.float64) if isinstance(v, np.ndarray) and v.dtype == np.float32 else v)
+              for k, v in params.items()}
     W = _out_weight(params, cfg)
     uniforms = rng.random((len(x), n_new))       # 第 i 行只用第 i 行的均匀数：前 k 个提示的续写与 N 无关
     out = np.empty((len(x), n_new), np.int64)

@@ -18,8 +18,10 @@ def test_passes_here_and_prints_one_line_per_requirement(capsys):
     assert code == 0, "\n".join(lines)
     checks = [ln for ln in lines if ln.startswith(("OK ", "FAIL"))]
     _, deps, _ = doctor.requirements()
-    assert len(checks) == 1 + len(deps) + 4
+    assert len(checks) == 1 + len(deps) + 5
     assert all(ln.startswith("OK   ") for ln in checks)
+    numerics = next(ln for ln in checks if "数值内核" in ln)      # 数字不同时要一起报告的那一行
+    assert "numpy " in numerics and "BLAS：" in numerics and "SIMD" in numerics
 
 
 def test_command_line_exit_code(tmp_path):

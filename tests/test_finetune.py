@@ -126,6 +126,7 @@ def test_finetune_record_exists_and_has_the_three_regimes_and_baseline():
     assert s["max_len"] == 64 and s["steps"] == s["eval_at"][-1] and rec["cpu_seconds"] > 0
 
 
+@pytest.mark.record
 def test_rerunning_the_probe_seed_0_reproduces_the_record():
     """线性探针最便宜（特征只算一次）：按记录的设置重跑种子 0，与记录的最终验证准确率相同（允许差一条评论）。"""
     from nlpbook.datasets import load_reviews

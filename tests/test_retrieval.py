@@ -335,6 +335,7 @@ def test_report_drift_between_snapshot_and_live_notebooks(capsys):
         print(f"\n[retrieval] 快照之后文字改动过的段落：{changed} 个（不影响第 17 章的输出）")
 
 
+@pytest.mark.record
 def test_retrieval_evaluation_reproduces_the_notebook_numbers():
     """第 17 章 test 表里混合检索（w = 0.5）的数：recall@1 0.769、recall@5 0.974、MRR 0.866。"""
     sections = R.course_sections()

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from nlpbook.metrics import accuracy
-from nlpbook.spread import (Spread, bootstrap_ci, load_record, over_seeds, paired_bootstrap, record_path,
-                            save_record, separated)
+from nlpbook.spread import (Spread, bootstrap_ci, live_verdict, load_record, over_seeds, paired_bootstrap,
+                            record_path, save_record, separated)
 
 
 def test_over_seeds_mean_and_sample_sd():
@@ -48,6 +48,37 @@ def test_spread_rejects_nan_and_mismatched_seeds():
         Spread((0.1, 0.2), (0,))
     with pytest.raises(ValueError, match="至少"):
         Spread(())
+
+
+def test_range_is_min_and_max_widened_by_two_sd():
+    s = Spread([0.80, 0.82, 0.81])
+    lo, hi = s.range()
+    assert lo == pytest.approx(0.80 - 2 * s.sd) and hi == pytest.approx(0.82 + 2 * s.sd)
+    assert Spread([0.5]).range() == (0.5, 0.5)
+
+
+def test_live_verdict_says_inside_without_printing_the_live_digits():
+    rec = Spread([0.80, 0.82, 0.81])
+    text = live_verdict({"准确率": (0.8137, rec), "F1": (0.79, rec)})
+    assert text.splitlines() == ["现场这一次落在记录的范围里：", "  准确率：是（范围 0.780—0.840）",
+                                 "  F1：是（范围 0.780—0.840）"]
+    assert "0.8137" not in text and "0.814" not in text and "0.79" not in text   # 现场的数字因机器而异，不印
+
+
+def test_live_verdict_outside_explains_instead_of_failing():
+    rec = Spread([0.80, 0.82, 0.81])
+    text = live_verdict({"准确率": (0.70, rec), "F1": (0.81, rec)}, who="现场的种子 0 ")
+    assert text.startswith("现场的种子 0 有 1 项不在记录的范围里")
+    assert "  准确率：否（范围 0.780—0.840）" in text and "  F1：是" in text
+    assert "换一种 CPU" in text and "多个种子" in text
+
+
+@pytest.mark.parametrize("checks, exc", [({}, TypeError), (None, TypeError), ({"a": 0.8}, TypeError),
+                                          ({"a": (0.8, [0.8])}, TypeError),
+                                          ({"a": (float("nan"), Spread([0.8]))}, ValueError)])
+def test_live_verdict_rejects_bad_input(checks, exc):
+    with pytest.raises(exc):
+        live_verdict(checks)
 
 
 def test_bootstrap_ci_contains_point_and_shrinks_with_n():

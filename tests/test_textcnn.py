@@ -146,6 +146,7 @@ def test_chapter_10_record():
                                                              for k, v in mod.SETTINGS.items()}
 
 
+@pytest.mark.record
 def test_chapter_10_record_reproduces_seed_0():
     rec = load_record(record_path("textcnn_reviews"))
     mod = _script("textcnn_reviews")
@@ -173,6 +174,7 @@ def test_chapter_18_record():
     assert f1[shaky].mean < f1[best].interval()[0] and f1[shaky].sd > 10 * f1[best].sd
 
 
+@pytest.mark.record
 def test_chapter_18_record_reproduces_seed_0():
     """重跑种子 0 的两个逻辑回归候选（几秒），与记录逐位一致。"""
     rec = load_record(record_path("experiments_reviews"))

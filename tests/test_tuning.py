@@ -160,6 +160,7 @@ def test_sft_record_parses_with_methods_seeds_and_steps():
     assert rec["cpu_seconds"] > 0 and set(s["base_model"]) == set(TU.KINDS)
 
 
+@pytest.mark.record
 def test_sft_record_reproduces_one_seed_at_the_first_eval_step():
     import importlib.util
     from pathlib import Path
@@ -330,8 +331,9 @@ def test_dpo_record_parses_with_betas_seeds_and_steps():
     assert s["reference"]["kl"] == 0 and s["reference"]["win"] == 0.5 and rec["cpu_seconds"] > 0
 
 
+@pytest.mark.record
 def test_dpo_record_reproduces_the_live_run():
-    """与 notebook 现场那一格相同的设置（种子 0、live_beta、live_steps 步）：三项指标与记录逐位相同。"""
+    """与 notebook 现场那一格相同的设置（种子 0、live_beta、live_steps 步）：三项指标与记录相同（KL 到 float32 的舍入）。"""
     from nlpbook.tiny_transformer import load_pretrained
     rec = _dpo_record_or_skip()
     s = rec["settings"]
@@ -341,8 +343,13 @@ def test_dpo_record_reproduces_the_live_run():
     pairs = mod.pairs_for_seed(lm, setup, 0, s)
     assert len(pairs[2]["kept"]) == rec["results"]["pairs"]["n_pairs"].values[0]
     _, hist = mod.run(lm, setup, pairs, 0, s["live_beta"], steps=s["live_steps"], settings=s)
-    for k in ("reward", "kl", "win"):
-        assert hist[-1][k] == rec["results"][mod.method_name(s["live_beta"])][f"{k}@{s['live_steps']}"].values[0], k
+    # 采样在 float64 里做（tuning.sample_continuations），所以偏好对、续写、奖励与胜率在每种 BLAS 内核上都逐位相同；
+    # KL 是 float32 模型上 12 个位置的对数概率之和，训练 25 步后末位随内核而变：实测 Prescott 1.493108、Haswell 与
+    # SkylakeX 1.493107（相对差 7e-7，float32 的舍入量级），所以 KL 只比到相对 1e-5
+    got = {k: hist[-1][k] for k in ("reward", "kl", "win")}
+    want = {k: rec["results"][mod.method_name(s["live_beta"])][f"{k}@{s['live_steps']}"].values[0] for k in got}
+    assert got["reward"] == want["reward"] and got["win"] == want["win"]
+    assert got["kl"] == pytest.approx(want["kl"], rel=1e-5)
 
 
 def test_dpo_script_main_writes_a_record_shaped_like_the_shipped_one(tmp_path, monkeypatch):
