@@ -28,7 +28,7 @@ __all__ = ["Check", "requirements", "check_python", "check_dependencies", "check
 # 没有安装元数据、也找不到 pyproject.toml 时的后备清单（与 pyproject.toml 一致，有测试检查）
 FALLBACK_PYTHON = ">=3.10"
 FALLBACK_DEPENDENCIES = (
-    "numpy>=1.24", "matplotlib>=3.7", "pandas>=2.0", "ipywidgets>=8.0,<9", "jupyterlab>=4.0,<5",
+    "numpy>=1.24", "matplotlib>=3.7", "pandas>=2.1,!=2.2.0", "ipywidgets>=8.0,<9", "jupyterlab>=4.0,<5",
     "ipykernel>=6.20", "tqdm>=4.64", "threadpoolctl>=3.1", "nbconvert>=7.0", "jieba>=0.42.1", "snownlp>=0.12.3",
     "pylopdf-fonts-zh-cn>=0.1.1",
 )
