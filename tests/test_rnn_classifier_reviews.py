@@ -7,17 +7,12 @@ import numpy as np
 import pytest
 
 from nlpbook.datasets import Review
+from nlpbook.optim import blas_kernels
 from nlpbook.spread import Spread, load_record, record_path
 
 ROOT = Path(__file__).resolve().parents[1]
 METHODS = {"rnn", "lstm", "gru", "bow", "bow_full"}
 BUCKETS = ("acc_len≤20", "acc_len21—50", "acc_len>50")
-
-
-def _blas_core() -> str:
-    """OpenBLAS 这次用的内核（'Haswell'、'SkylakeX'……）；读不到时为空串。"""
-    from threadpoolctl import threadpool_info
-    return next((i.get("architecture") or "" for i in threadpool_info() if i.get("internal_api") == "openblas"), "")
 
 
 def _script():
@@ -89,6 +84,6 @@ def test_rerunning_one_seed_reproduces_the_record():
     # （各种子的最小值 − 2 sd 到最大值 + 2 sd，notebook 检查现场结果用的是同一个范围）。
     live, recorded = out["history"][-1]["val_acc"], rec["results"]["rnn"]["val_acc"]
     assert recorded.contains(live)
-    if _blas_core() == "Haswell":
+    if any(k.endswith(" Haswell") for k in blas_kernels()):
         assert live == pytest.approx(recorded.values[k], abs=1e-4)
     assert {b["bucket"]: b["n"] for b in out["buckets"]} == rec["settings"]["bucket_sizes"]
