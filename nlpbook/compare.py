@@ -23,7 +23,7 @@ import numpy as np
 
 from .spread import Spread
 
-__all__ = ["Comparison", "compare", "t975", "pack_correct", "unpack_correct"]
+__all__ = ["Comparison", "compare", "t975", "f1_from_counts", "pack_correct", "unpack_correct"]
 
 _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
          2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
@@ -78,11 +78,23 @@ class Comparison:
         return self.sentence()
 
 
-def _table(x, name: str) -> np.ndarray:
+def f1_from_counts(counts):
+    """逐条计数 (..., 3) = (TP, FP, FN) 加总后的 F1 = 2TP / (2TP + FP + FN)；给 compare 的 stat 用（实体级 F1）。"""
+    c = np.asarray(counts, dtype=float)
+    denom = 2 * c[..., 0] + c[..., 1] + c[..., 2]
+    return np.divide(2 * c[..., 0], denom, out=np.zeros_like(denom), where=denom > 0)
+
+
+def _table(x, name: str, stat) -> np.ndarray:
     arr = np.asarray(x, dtype=float)
-    if arr.ndim == 1:
+    if stat is not None:
+        if arr.ndim == 2:
+            arr = arr[None]
+        if arr.ndim != 3 or min(arr.shape) < 1:
+            raise ValueError(f"给了 stat 时 {name} 必须是“种子 × 评测样本 × 计数”的三维数组，收到形状 {np.shape(x)}")
+    elif arr.ndim == 1:
         arr = arr[None, :]
-    if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
+    if stat is None and (arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1):
         raise ValueError(f"{name} 必须是“种子 × 评测样本”的二维分数表（或一个种子的一维数组），收到形状 {np.shape(x)}")
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} 里有 NaN 或无穷大")
@@ -95,13 +107,20 @@ def _item_var(cols, n_boot: int, rng) -> float:
     return float(np.var(cols[idx].mean(axis=1), ddof=1))
 
 
+def _stat_boot(T, stat, idx) -> np.ndarray:
+    """每组重抽的下标：对每个种子用加总后的计数算 stat，再对种子取平均 → (n_boot,)。"""
+    return np.array([stat(T[:, i, :].sum(axis=1)).mean() for i in idx])
+
+
 def compare(a, b, names=("A", "B"), *, shared_items: bool = True, shared_seeds: bool = False, n_boot: int = 2000,
-            seed: int = 0, digits: int = 3) -> Comparison:
+            seed: int = 0, digits: int = 3, stat=None) -> Comparison:
     """A − B 的差、95% 区间和结论。a、b：种子 × 评测样本的分数表（或 Spread：每个种子一个数，只计种子噪声）。
 
     shared_items：两个方法在同一批样本上打分（列一一对应）——样本层配对。
     shared_seeds：同一个种子下两个方法共用数据（行一一对应）——种子层也配对。
     两者都不共用时就是不配对的比较：两个方差直接相加。
+    stat：指标不是逐条平均时（如实体级 F1），a、b 给“种子 × 样本 × 计数”，stat 把加总后的计数变成指标
+    （例：f1_from_counts）；每个种子的指标 = stat(该种子各条计数之和)，样本层照样配对重抽。
     """
     if not (isinstance(names, (tuple, list)) and len(names) == 2 and all(isinstance(n, str) and n for n in names)):
         raise ValueError(f"names 必须是两个非空字符串，收到 {names!r}")
@@ -114,17 +133,21 @@ def compare(a, b, names=("A", "B"), *, shared_items: bool = True, shared_seeds: 
         A, B = np.array(a.values)[:, None], np.array(b.values)[:, None]
         items_known = False
     else:
-        A, B = _table(a, "a"), _table(b, "b")
+        if stat is not None and not callable(stat):
+            raise TypeError("stat 必须是函数：加总后的计数 (..., K) → 指标")
+        A, B = _table(a, "a", stat), _table(b, "b", stat)
         items_known = True
     sa, sb = A.shape[0], B.shape[0]
     if items_known and shared_items and A.shape[1] != B.shape[1]:
         raise ValueError(f"shared_items=True 时两个方法的评测样本数必须相同，收到 {A.shape[1]} 与 {B.shape[1]}")
     if shared_seeds and sa != sb:
         raise ValueError(f"shared_seeds=True 时两个方法的种子数必须相同，收到 {sa} 与 {sb}")
-    diff = float(A.mean() - B.mean())
+    if stat is not None:
+        ma, mb = np.asarray(stat(A.sum(axis=1)), float), np.asarray(stat(B.sum(axis=1)), float)
+    else:
+        ma, mb = A.mean(axis=1), B.mean(axis=1)    # 种子层：每个种子的指标（共用种子时取逐种子的差）
+    diff = float(ma.mean() - mb.mean())
 
-    # 种子层：每个种子的均值（共用种子时取逐种子的差）
-    ma, mb = A.mean(axis=1), B.mean(axis=1)
     if shared_seeds:
         v_seed, df_seed = (float(np.var(ma - mb, ddof=1)) / sa, sa - 1) if sa > 1 else (0.0, math.inf)
         parts = [(v_seed, df_seed)]
@@ -136,6 +159,13 @@ def compare(a, b, names=("A", "B"), *, shared_items: bool = True, shared_seeds: 
     # 样本层：自助法
     if not items_known:
         v_item = 0.0
+    elif stat is not None:
+        ia = rng.integers(0, A.shape[1], size=(n_boot, A.shape[1]))
+        ib = ia if shared_items else rng.integers(0, B.shape[1], size=(n_boot, B.shape[1]))
+        if shared_items:
+            v_item = float(np.var(_stat_boot(A, stat, ia) - _stat_boot(B, stat, ib), ddof=1))
+        else:
+            v_item = float(np.var(_stat_boot(A, stat, ia), ddof=1) + np.var(_stat_boot(B, stat, ib), ddof=1))
     elif shared_items:
         v_item = _item_var(A.mean(axis=0) - B.mean(axis=0), n_boot, rng)
     else:

@@ -114,3 +114,20 @@ def test_pack_correct_round_trips(n):
     assert np.array_equal(unpack_correct(pack_correct(bits), n), bits)
     with pytest.raises(ValueError):
         unpack_correct(pack_correct(bits), n + 9)
+
+
+def test_stat_on_counts_matches_mean_for_accuracy_and_handles_f1():
+    rng = np.random.default_rng(5)
+    a, b = rng.integers(0, 2, (3, 300)), rng.integers(0, 2, (3, 300))
+    as_counts = lambda x: np.stack([x, np.ones_like(x)], axis=-1)          # (答对, 1) → 和之比 = 准确率
+    acc = lambda c: c[..., 0] / c[..., 1]
+    plain, counted = compare(a, b), compare(as_counts(a), as_counts(b), stat=acc)
+    assert counted.diff == pytest.approx(plain.diff)
+    assert counted.se_items == pytest.approx(plain.se_items, rel=0.1)
+    from nlpbook.compare import f1_from_counts
+    tp = rng.integers(0, 3, (3, 200, 1))
+    fp, fn = rng.integers(0, 2, (3, 200, 1)), rng.integers(0, 2, (3, 200, 1))
+    c = compare(np.concatenate([tp, fp, fn], -1), np.concatenate([tp, fp + 1, fn], -1), stat=f1_from_counts)
+    assert c.verdict == 1
+    with pytest.raises(ValueError, match="三维"):
+        compare([1, 0], [1, 1], stat=f1_from_counts)
