@@ -23,7 +23,8 @@ import numpy as np
 
 from .spread import Spread
 
-__all__ = ["Comparison", "compare", "t975", "f1_from_counts", "pack_correct", "unpack_correct"]
+__all__ = ["Comparison", "compare", "t975", "f1_from_counts", "binary_counts", "macro_f1_from_counts",
+           "pack_correct", "unpack_correct", "unpack_rows"]
 
 _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
          2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
@@ -83,6 +84,20 @@ def f1_from_counts(counts):
     c = np.asarray(counts, dtype=float)
     denom = 2 * c[..., 0] + c[..., 1] + c[..., 2]
     return np.divide(2 * c[..., 0], denom, out=np.zeros_like(denom), where=denom > 0)
+
+
+def binary_counts(y_true, pred):
+    """逐条计数 (..., N, 6)：好评类的 (TP, FP, FN) 与差评类的 (TP, FP, FN)；pred 可以是“种子 × 样本”。"""
+    y = np.asarray(y_true).astype(bool)
+    p = np.asarray(pred).astype(bool)
+    y = np.broadcast_to(y, p.shape)
+    return np.stack([y & p, ~y & p, y & ~p, ~y & ~p, y & ~p, ~y & p], axis=-1).astype(float)
+
+
+def macro_f1_from_counts(counts):
+    """binary_counts 加总后的宏 F1：两类 F1 的平均。给 compare 的 stat 用。"""
+    c = np.asarray(counts, dtype=float)
+    return (f1_from_counts(c[..., :3]) + f1_from_counts(c[..., 3:])) / 2
 
 
 def _table(x, name: str, stat) -> np.ndarray:
@@ -200,3 +215,10 @@ def unpack_correct(text: str, n: int) -> np.ndarray:
     if not len(bits) - 8 < n <= len(bits):
         raise ValueError(f"压缩串里有 {len(bits)} 位，与 n = {n} 不符")
     return bits[:n].astype(np.int8)
+
+
+def unpack_rows(packed, n: int) -> np.ndarray:
+    """记录里每个种子一个压缩串 → “种子 × 样本”的 0/1 表（int8）。"""
+    if isinstance(packed, str) or not len(packed):
+        raise ValueError("unpack_rows 需要每个种子一个压缩串的列表或元组")
+    return np.stack([unpack_correct(t, n) for t in packed])

@@ -304,7 +304,7 @@ def write_record(name: str, *, settings: dict, seeds, results: dict, cpu_start: 
 
 
 def load_record(path) -> dict:
-    """读一条实验记录；results 里每个列表换成 Spread（带上种子）。"""
+    """读一条实验记录；results 里每个数的列表换成 Spread（带上种子），字符串的列表（逐条结果）留作元组。"""
     rec = json.loads(Path(path).read_text(encoding="utf-8"))
     for key in ("name", "settings", "seeds", "results", "cpu_seconds"):
         if key not in rec:
@@ -312,7 +312,8 @@ def load_record(path) -> dict:
     seeds = tuple(rec["seeds"])
 
     def spread(vals):
-        return Spread(tuple(vals), seeds)
+        # 逐条结果（compare.pack_correct 压成的字符串，每个种子一个）原样留作元组，其余是数，变成 Spread
+        return tuple(vals) if vals and all(isinstance(v, str) for v in vals) else Spread(tuple(vals), seeds)
     rec["results"] = {m: ({k: spread(v) for k, v in r.items()} if isinstance(r, dict) else spread(r))
                       for m, r in rec["results"].items()}
     return rec

@@ -5,7 +5,8 @@
 
 数据与第 18 章 notebook 相同：load_reviews() 的训练集、验证集（jieba 分词），词表（训练集里至少出现 2 次）、
 IDF、SGNS 词向量、标准化统计都只在训练集上拟合；测试集完全不碰。每个候选（方法 × 设置网格）对每个种子训练一次，
-记下验证准确率、验证宏 F1、判为好评的比例、训练准确率和训练所用的 CPU 时间（time.process_time）。
+记下验证准确率、验证宏 F1、判为好评的比例、训练准确率和训练所用的 CPU 时间（time.process_time），
+以及每条验证评论的预测（val_pred，0/1，compare.pack_correct 压缩），供 nlpbook.compare 做配对比较。
 种子改变初始化与打乱顺序（平均词向量连 SGNS 一起重训）；RNN 的 6,000 条训练子集固定用种子 0 抽取。
 notebook 读这份记录做比较表，按规则选方法，再现场跑种子 0 并检查它落在记录的范围里。
 """
@@ -19,6 +20,7 @@ import numpy as np  # noqa: E402
 
 from nlpbook import metrics  # noqa: E402
 from nlpbook.datasets import load_reviews  # noqa: E402
+from nlpbook.compare import pack_correct  # noqa: E402
 from nlpbook.embedding import mean_pool  # noqa: E402
 from nlpbook.linear import fit  # noqa: E402
 from nlpbook.rnn_classifier import pad_batch, train_rnn_classifier  # noqa: E402
@@ -74,7 +76,7 @@ def mean_vectors(W, id_lists, batch: int = 64):
 def _row(y, pred_val, y_train, pred_train, cpu):
     return {"val_acc": metrics.accuracy(y, pred_val), "val_f1": metrics.macro_prf(y, pred_val)["f1"],
             "pos_rate": float(np.mean(pred_val)), "train_acc": metrics.accuracy(y_train, pred_train),
-            "cpu_seconds": cpu}
+            "cpu_seconds": cpu, "val_pred": pack_correct(np.asarray(pred_val) == 1)}
 
 
 def run_seed(data: dict, seed: int, only=None) -> dict:

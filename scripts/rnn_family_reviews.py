@@ -8,7 +8,8 @@
 同样的预算：三种循环单元都用同样的 6,000 条、同样的轮数（2 轮；RNN 另记第 3 轮，第 8 章练习 7 用）、词向量与隐藏维 32、每批 32 条、
 裁剪上限 5；学习率在验证集上从 LR_GRID 里挑（种子 0、第 2 轮的验证准确率最高者；挑中的那次即种子 0 的结果）。
 词袋逻辑回归（第 4 章）用同样的 6,000 条，学习率同样在验证集上挑；另记一行用完整训练集的（第 8 章的对照）。
-结果：每个方法、每个种子的验证准确率（循环模型每轮都记，还有验证损失与训练损失），以及按评论长度分桶（≤20、21—50、>50 个词）的准确率。
+结果：每个方法、每个种子的验证准确率（循环模型每轮都记，还有验证损失与训练损失），以及按评论长度分桶（≤20、21—50、>50 个词）的准确率；
+还有每条验证评论答对与否（val_correct，第 2 轮时，compare.pack_correct 压缩），供 nlpbook.compare 做配对比较。
 写到 nlpbook/records/rnn_family_reviews.json（spread.save_record）。
 """
 from __future__ import annotations
@@ -18,6 +19,7 @@ import time
 
 import numpy as np  # noqa: E402
 
+from nlpbook.compare import pack_correct  # noqa: E402
 from nlpbook.linear import fit  # noqa: E402
 from nlpbook.rnn_classifier import accuracy_by_length, pad_batch, review_task, train_rnn_classifier  # noqa: E402
 from nlpbook.sparse import CountMatrix  # noqa: E402
@@ -49,11 +51,13 @@ def run_recurrent(task: dict, cell: str, lr: float, seed: int, extra_epochs: int
     kw = dict(RECURRENT, lr=lr, seed=seed, val_ids=task["val_ids"], val_y=task["val_y"])
     model = train_rnn_classifier(task["ids"], task["y"], len(task["vocab"]), cell=cell, **kw)
     ids, mask = pad_batch(task["val_ids"], max_len=RECURRENT["max_len"])
-    buckets = accuracy_by_length(task["val_y"], model.predict(ids, mask), task["val_len"], EDGES)
+    pred = model.predict(ids, mask)
+    buckets = accuracy_by_length(task["val_y"], pred, task["val_len"], EDGES)
+    correct = pack_correct(pred == task["val_y"])
     if extra_epochs:
         model = train_rnn_classifier(task["ids"], task["y"], len(task["vocab"]),
                                      **dict(kw, epochs=extra_epochs), resume=model)
-    return {"history": model.history, "buckets": buckets}
+    return {"history": model.history, "buckets": buckets, "correct": correct}
 
 
 def run_bow(task: dict, lr: float, seed: int, full_train=None) -> dict:
@@ -64,7 +68,8 @@ def run_bow(task: dict, lr: float, seed: int, full_train=None) -> dict:
     model = fit(X, y, lr=lr, seed=seed, **BOW)
     pred = model.predict(CountMatrix.from_docs([r.tokens for r in task["val"]], task["vocab"]))
     return {"val_acc": float(np.mean(pred == task["val_y"])),
-            "buckets": accuracy_by_length(task["val_y"], pred, task["val_len"], EDGES)}
+            "buckets": accuracy_by_length(task["val_y"], pred, task["val_len"], EDGES),
+            "correct": pack_correct(pred == task["val_y"])}
 
 
 def _bucket_metrics(out: dict) -> dict:
@@ -76,12 +81,13 @@ def recurrent_metrics(out: dict) -> dict:
     """run_recurrent 的结果 → 一个种子的指标：每轮的验证准确率/损失、训练损失，第 2 轮的 val_acc 与分桶准确率。"""
     res = curve_metrics(out["history"], ("val_acc", "val_loss", "train_loss"), at="epoch", fmt="{name}_epoch{at}",
                         digits=4)
-    return {**res, "val_acc": res[f"val_acc_epoch{RECURRENT['epochs']}"], **_bucket_metrics(out)}
+    return {**res, "val_acc": res[f"val_acc_epoch{RECURRENT['epochs']}"], **_bucket_metrics(out),
+            "val_correct": out["correct"]}
 
 
 def bow_metrics(out: dict) -> dict:
     """run_bow 的结果 → 一个种子的指标：验证准确率与分桶准确率（保留 4 位小数）。"""
-    return {"val_acc": round(out["val_acc"], 4), **_bucket_metrics(out)}
+    return {"val_acc": round(out["val_acc"], 4), **_bucket_metrics(out), "val_correct": out["correct"]}
 
 
 def _pick_lr(grid, scores, default):

@@ -131,3 +131,13 @@ def test_stat_on_counts_matches_mean_for_accuracy_and_handles_f1():
     assert c.verdict == 1
     with pytest.raises(ValueError, match="三维"):
         compare([1, 0], [1, 1], stat=f1_from_counts)
+
+
+def test_macro_f1_from_counts_matches_metrics_and_rows_unpack():
+    from nlpbook import metrics
+    from nlpbook.compare import binary_counts, macro_f1_from_counts, unpack_rows
+    rng = np.random.default_rng(9)
+    y, p = rng.integers(0, 2, 500), rng.integers(0, 2, (2, 500))
+    got = macro_f1_from_counts(binary_counts(y, p).sum(axis=1))
+    assert got == pytest.approx([metrics.macro_prf(y, row)["f1"] for row in p])
+    assert np.array_equal(unpack_rows([pack_correct(r) for r in p], 500), p)
