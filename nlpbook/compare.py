@@ -123,8 +123,15 @@ def _item_var(cols, n_boot: int, rng) -> float:
 
 
 def _stat_boot(T, stat, idx) -> np.ndarray:
-    """每组重抽的下标：对每个种子用加总后的计数算 stat，再对种子取平均 → (n_boot,)。"""
-    return np.array([stat(T[:, i, :].sum(axis=1)).mean() for i in idx])
+    """每组重抽的下标：对每个种子用加总后的计数算 stat，再对种子取平均 → (n_boot,)。
+
+    重抽一次 = 每条样本被抽中的次数（权重）；计数是整数，权重矩阵乘计数表的结果是精确的，与 BLAS 内核无关。
+    """
+    n_boot, n = idx.shape
+    weights = np.bincount((idx + n * np.arange(n_boot)[:, None]).ravel(), minlength=n_boot * n).reshape(n_boot, n)
+    s, _, k = T.shape
+    sums = (weights.astype(float) @ T.transpose(1, 0, 2).reshape(n, s * k)).reshape(n_boot, s, k)
+    return np.asarray(stat(sums), dtype=float).mean(axis=1)
 
 
 def compare(a, b, names=("A", "B"), *, shared_items: bool = True, shared_seeds: bool = False, n_boot: int = 2000,

@@ -13,7 +13,7 @@ import re
 VERDICT = re.compile(r"分得开|分不开|高于|低于|超过|明显|胜过")
 # 门槛：结论词后面紧跟一个数、一个公式或“它”（“超过两秒”“高于它（常用 0.5）”“不超过 1”“超过 $6d$”）
 THRESHOLD = re.compile(r"(?:高于|低于|超过)\s*(?:约\s*)?(?=[0-9$一二两三四五六七八九十百千半它])")
-COMPARE_OUT = re.compile(r" = [+−]\d+\.\d+ \[[+−]\d+\.\d+, [+−]\d+\.\d+\]：[^\n（]*(分得开|分不开)")
+COMPARE_OUT = re.compile(r" = [+−]\d+\.\d+ \[[+−]\d+\.\d+, [+−]\d+\.\d+\]：[^\n]*?(分得开|分不开)（[^\n]*个种子")
 HEADING = re.compile(r"^#{1,3} ", re.M)
 
 
@@ -34,20 +34,27 @@ def _outputs(cell) -> str:
 
 
 def sections(nb):
-    """把 notebook 按 #、##、### 标题切成节：[(markdown 单元列表 [(序号, 文本)], 本节全部输出的文本)]。"""
+    """把 notebook 按 #、##、### 标题切成节：[(markdown 片段列表 [(单元序号, 文本)], 本节全部输出的文本)]。
+
+    标题写在一个 markdown 单元中间时，标题之前的部分属于上一节，从标题起属于新的一节。
+    """
     secs, md, outs = [], [], []
     for i, c in enumerate(nb["cells"]):
         text = "".join(c["source"])
-        if c["cell_type"] == "markdown" and HEADING.match(text.lstrip()):
-            if md or outs:
-                secs.append((md, "\n".join(outs)))
-            md, outs = [], []
-        if c["cell_type"] == "markdown":
-            md.append((i, text))
-        else:
+        if c["cell_type"] != "markdown":
             outs.append(_outputs(c))
+            continue
+        starts = [m.start() for m in HEADING.finditer(text)]
+        cuts = sorted({0, *starts, len(text)})
+        for a, b in zip(cuts, cuts[1:]):
+            piece = text[a:b]
+            if a in starts:                       # 从标题开始的片段开启新的一节
+                secs.append((md, "\n".join(outs)))
+                md, outs = [], []
+            if piece.strip():
+                md.append((i, piece))
     secs.append((md, "\n".join(outs)))
-    return secs
+    return [sec for sec in secs if sec[0] or sec[1]]
 
 
 def is_verdict(sentence: str) -> bool:
@@ -66,9 +73,9 @@ def unsupported(nb, allowed=()):
     """
     bad = []
     secs = sections(nb)
-    everywhere = [m.group(0) for _, out in secs for m in COMPARE_OUT.finditer(out)]
+    everywhere = [m.group(1) for _, out in secs for m in COMPARE_OUT.finditer(out)]
     for md, out in secs:
-        printed = [m.group(0) for m in COMPARE_OUT.finditer(out)]
+        printed = [m.group(1) for m in COMPARE_OUT.finditer(out)]
         if md and SUMMARY.match(md[0][1].lstrip()):
             printed = everywhere
         for i, text in md:

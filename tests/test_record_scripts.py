@@ -105,7 +105,8 @@ def _patch_experiments_reviews(mod, mp):
     mp.setattr(mod, "prepare", lambda: {"vocab": list(range(7)), "y": y})
     metrics = ("val_acc", "val_f1", "pos_rate", "train_acc", "cpu_seconds")
     keys = [mod.key(m, s) for m, s, _ in mod.GRID]
-    mp.setattr(mod, "run_seed", lambda data, seed, only=None: {k: {n: _fake(k, n, seed) for n in metrics}
+    mp.setattr(mod, "run_seed", lambda data, seed, only=None: {k: {**{n: _fake(k, n, seed) for n in metrics},
+                                                                    "val_pred": "wA=="}
                                                                 for k in keys if only is None or k in only})
     return lambda: mod.main([])
 
@@ -136,10 +137,11 @@ def _patch_rnn_family_reviews(mod, mp):
     def run_recurrent(task, cell, lr, seed, extra_epochs=mod.EXTRA_EPOCHS):
         hist = [{"epoch": e, **{m: _fake(cell, lr, seed, m, e) for m in ("val_acc", "val_loss", "train_loss")}}
                 for e in range(1, mod.RECURRENT["epochs"] + extra_epochs + 1)]
-        return {"history": hist, "buckets": _buckets(cell, lr, seed)}
+        return {"history": hist, "buckets": _buckets(cell, lr, seed), "correct": "oA=="}
     mp.setattr(mod, "run_recurrent", run_recurrent)
     mp.setattr(mod, "run_bow", lambda task, lr, seed, full_train=None: {
-        "val_acc": _fake("bow", lr, seed, full_train is None), "buckets": _buckets("bow", lr, seed, full_train is None)})
+        "val_acc": _fake("bow", lr, seed, full_train is None), "buckets": _buckets("bow", lr, seed, full_train is None),
+        "correct": "oA=="})
     return lambda: mod.main(["--out", str(record_path(mod.NAME))])
 
 
