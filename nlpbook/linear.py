@@ -94,18 +94,20 @@ class LogisticModel:
         return (self.predict_proba(X) >= threshold).astype(int)
 
 
-def fit(X, y, *, lr: float = 0.5, epochs: int = 5, batch_size: int = 64, l2: float = 0.0,
+def fit(X, y, *, lr: float = 0.5, epochs: int = 5, batch_size: int = 64, l2: float = 0.0, lr_decay: float = 0.0,
         seed: int = 0, X_val=None, y_val=None, progress: bool = False) -> LogisticModel:
     """小批量 SGD 训练逻辑回归；每轮打乱一次（由 seed 决定，可复现）。
 
     教学位置：第 4.3—4.4 节的循环在真实评论上重复多次。
-    progress=True 时显示进度条（tqdm）；history 记录每轮的训练/验证损失。
+    lr_decay：第 e 轮（从 1 数起）的学习率 = lr / (1 + lr_decay·(e − 1))；0 表示不衰减，1 表示第 e 轮用 lr/e。
+    progress=True 时显示进度条（tqdm）；history 记录每轮的学习率和训练/验证损失。
     """
     X, y = _xy(X, y)
     check_positive(lr, "lr")
     check_positive(epochs, "epochs", integer=True)
     check_positive(batch_size, "batch_size", integer=True)
     check_positive(l2, "l2", allow_zero=True)
+    check_positive(lr_decay, "lr_decay", allow_zero=True)
     if X_val is not None:
         X_val, y_val = _xy(X_val, y_val)
     rng = np.random.default_rng(seed)
@@ -118,11 +120,12 @@ def fit(X, y, *, lr: float = 0.5, epochs: int = 5, batch_size: int = 64, l2: flo
     history = []
     for epoch in steps:
         order = rng.permutation(n)
+        lr_epoch = lr / (1 + lr_decay * epoch)
         for start in range(0, n, batch_size):
             idx = order[start:start + batch_size]
             Xb = X.rows(idx) if isinstance(X, CountMatrix) else X[idx]
-            w, b = sgd_step(w, b, Xb, y[idx], lr, l2)
-        row = {"epoch": epoch + 1, "train_loss": loss(w, b, X, y, l2)}
+            w, b = sgd_step(w, b, Xb, y[idx], lr_epoch, l2)
+        row = {"epoch": epoch + 1, "lr": lr_epoch, "train_loss": loss(w, b, X, y, l2)}
         if X_val is not None:
             row["val_loss"] = loss(w, b, X_val, y_val)
         history.append(row)

@@ -84,3 +84,17 @@ def test_descent_path_too_large_lr_goes_up():
 def test_errors(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+def test_fit_lr_decay_divides_the_rate_per_epoch_and_zero_keeps_it():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    fit = L.fit
+    plain = fit(X, y, lr=0.5, epochs=3, seed=1)
+    decayed = fit(X, y, lr=0.5, epochs=3, seed=1, lr_decay=1.0)
+    assert [r["lr"] for r in plain.history] == [0.5, 0.5, 0.5]
+    assert [r["lr"] for r in decayed.history] == pytest.approx([0.5, 0.25, 0.5 / 3])
+    assert np.allclose(fit(X, y, lr=0.5, epochs=1, seed=1, lr_decay=1.0).w, fit(X, y, lr=0.5, epochs=1, seed=1).w)
+    with pytest.raises(ValueError, match="lr_decay"):
+        fit(X, y, lr_decay=-1.0)
