@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["Spread", "over_seeds", "bootstrap_ci", "paired_bootstrap", "separated", "live_verdict", "record_path",
-           "save_record", "load_record", "per_seed", "run_seeds", "curve_metrics", "write_record"]
+           "save_record", "dumps_record", "load_record", "per_seed", "run_seeds", "curve_metrics", "write_record"]
 
 RECORDS = Path(__file__).resolve().parent / "records"
 
@@ -70,14 +71,19 @@ class Spread:
         half = _t975(self.n - 1) * self.sd / math.sqrt(self.n)
         return (self.mean - half, self.mean + half)
 
-    def range(self, n_sd: float = 2.0) -> tuple[float, float]:
-        """记录的范围 [min − n_sd·sd, max + n_sd·sd]：现场跑的一个种子应当落在里面。"""
-        slack = n_sd * self.sd
-        return (min(self.values) - slack, max(self.values) + slack)
+    def range(self, n_sd: float = 2.0, slack: float = 0.0) -> tuple[float, float]:
+        """记录的范围 [min − n_sd·sd − slack, max + n_sd·sd + slack]：现场跑的一个种子应当落在里面。
 
-    def contains(self, x: float, n_sd: float = 2.0) -> bool:
+        slack：另加的余量，给换一种 CPU（BLAS 内核）时同一个种子实测会差出的幅度（种子间波动很小时它才要紧）。
+        """
+        if not slack >= 0:
+            raise ValueError(f"slack 必须是非负数，收到 {slack!r}")
+        pad = n_sd * self.sd + slack
+        return (min(self.values) - pad, max(self.values) + pad)
+
+    def contains(self, x: float, n_sd: float = 2.0, slack: float = 0.0) -> bool:
         """x 是否落在记录的范围里（见 range）。用来检查现场跑的一个种子与记录一致。"""
-        lo, hi = self.range(n_sd)
+        lo, hi = self.range(n_sd, slack)
         return lo <= float(x) <= hi
 
     def format(self, digits: int = 3) -> str:
@@ -157,8 +163,9 @@ def paired_bootstrap(y_true, pred_a, pred_b, metric=None, n_boot: int = 1000, se
     return float(metric(t, a) - metric(t, b)), float(lo), float(hi)
 
 
-def live_verdict(checks: dict, who: str = "现场这一次") -> str:
+def live_verdict(checks: dict, who: str = "现场这一次", slack: float = 0.0) -> str:
     """现场跑的结果是否落在记录的范围里，写成几行话；checks 是 {名字: (现场的值, 记录的 Spread)}。
+    slack 给每一项的范围两端另加的余量（见 Spread.range），非零时在结论里写明。
 
     教学位置：第 8.4 节（现场跑一个种子，对照记录）。只印结论和记录的范围，不印现场的数字：训练会把
     不同 CPU 上 BLAS 内核的舍入差别放大，现场数字的末几位因机器而异（docs/teaching.md 的“每台机器上的数字”），
@@ -174,15 +181,16 @@ def live_verdict(checks: dict, who: str = "现场这一次") -> str:
         live, spread = float(pair[0]), pair[1]
         if not math.isfinite(live):
             raise ValueError(f"checks[{name!r}] 的现场值不是有限数：{live}")
-        lo, hi = spread.range()
-        ok = spread.contains(live)
+        lo, hi = spread.range(slack=slack)
+        ok = spread.contains(live, slack=slack)
         if not ok:
             outside.append(name)
         lines.append(f"  {name}：{'是' if ok else '否'}（范围 {lo:.3f}—{hi:.3f}）")
+    note = [f"（范围两端各多留了 {slack:g}：换一种 CPU 时同一个种子实测会差出这么多）"] if slack else []
     if not outside:
-        return "\n".join([f"{who}落在记录的范围里："] + lines)
+        return "\n".join([f"{who}落在记录的范围里："] + lines + note)
     return "\n".join([f"{who}有 {len(outside)} 项不在记录的范围里（范围 = 各种子的最小值 − 2 个标准差 到 最大值 + 2 个标准差）："]
-                     + lines + ["这说明这次训练走上了和记录不同的路：换一种 CPU（BLAS 内核）或库版本时可能发生，"
+                     + lines + note + ["这说明这次训练走上了和记录不同的路：换一种 CPU（BLAS 内核）或库版本时可能发生，"
                                 "差别通常与换一个种子同量级。结论以记录里的多个种子为准；如果每一项都差得很远，"
                                 "请检查是否改过上面的设置。"])
 
@@ -231,8 +239,15 @@ def save_record(path, *, name: str, settings: dict, seeds, results: dict, cpu_se
                 raise ValueError(f"{method} 的结果有 {len(vals)} 个，种子有 {len(seeds)} 个")
     rec = _jsonable({"name": name, "settings": settings, "seeds": seeds, "results": results,
                      "cpu_seconds": round(float(cpu_seconds), 1)})
-    Path(path).write_text(json.dumps(rec, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    Path(path).write_text(dumps_record(rec), encoding="utf-8")
     return rec
+
+
+def dumps_record(rec: dict) -> str:
+    """记录的 JSON 文本：键排好序、缩进 1；只含数和字符串的列表写在一行（逐条结果很长，一行一个数会让文件膨胀十倍）。"""
+    text = json.dumps(rec, ensure_ascii=False, indent=1, sort_keys=True)
+    flat = re.compile(r"\[\n\s*([^\[\]{}\n]*(?:,\n\s*[^\[\]{}\n]*)*)\n\s*\]")
+    return flat.sub(lambda m: "[" + ", ".join(x.strip() for x in m.group(1).split(",\n")) + "]", text) + "\n"
 
 
 def per_seed(rows) -> dict:

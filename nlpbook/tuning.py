@@ -8,6 +8,8 @@
 - DPO 实验（第 17.2 节，DPO 论文“控制情感的续写”的缩微版）：评论开头几个字当提示，参考模型整批采样续写；
   字袋逻辑回归当“评委”（CharJudge）给续写打 P(好评)；同一提示的两条续写按分数高低排成偏好对；
   train_dpo 对着冻结的参考模型训练；evaluate_policy 量奖励、KL(π‖π_ref) 与对参考模型的胜率。
+  第二位评委 WordJudge（词级 TF-IDF 逻辑回归，第 18 章比较过的方法）不参与训练，只在评测时给同样的续写打分：
+  训练用的评委分数涨了、它的分数不涨，就是奖励被钻了空子（reward hacking）。
 不做的事：不做 KV cache、学习率调度、LoRA；不做在线采样（偏好对只在开始时采一次）。
 例：pairs = instruction_pairs(reviews, "sentiment")；ids, targets, mask = encode_pairs(lm.encode, pairs)
 """
@@ -22,13 +24,13 @@ from .linear import fit as fit_logistic
 from .objectives import sft_loss_mask
 from .optim import Adam, single_thread_blas
 from .sparse import CountMatrix
-from .text import Vocab
+from .text import Vocab, idf
 from .transformer import body_backward, body_forward, lm_config
 
 __all__ = ["KINDS", "TEMPLATE", "REVIEW_CHARS", "NEWLINE_ID", "instruction_pairs", "encode_pairs",
            "instruction_data", "exact_match_by_kind", "token_logprobs", "sft_loss_and_grads", "sequence_logprobs", "dpo_loss_and_grads",
            "greedy_answers", "exact_match", "train_sft", "review_prompts", "sample_continuations", "continuation_batch",
-           "CharJudge", "fit_judge", "continuation_texts", "preference_pairs", "train_dpo", "evaluate_policy"]
+           "CharJudge", "fit_judge", "WordJudge", "fit_word_judge", "continuation_texts", "preference_pairs", "train_dpo", "evaluate_policy"]
 
 # 两种指令：名字一样长（6 个字），所以同一批提示等长，可以整批解码
 KINDS = {"sentiment": "判断好评差评", "copy5": "复述前五个字"}
@@ -415,6 +417,43 @@ def fit_judge(reviews, chars: int = 32, epochs: int = 5, lr: float = 0.2, seed: 
     return CharJudge(vocab, model)
 
 
+class WordJudge:
+    """独立的第二位评委：词级 TF-IDF 逻辑回归（第 18 章比较过的方法），给一段文本打 P(好评)。教学位置：第 17.2 节。
+
+    它从不参与 DPO 训练（偏好对由 CharJudge 排出），只在评测时给同样的续写打分，用来检查训练评委的分数是否
+    “真的”代表更正面。tokenize 是分词函数（文本 → 词列表，如 datasets.jieba_cut），weights 是每个词的 IDF。
+    例：judge.reward(['非常好，推荐', '质量太差']) → 前一个高、后一个低
+    """
+
+    def __init__(self, vocab: Vocab, weights: dict, model: LogisticModel, tokenize):
+        if not callable(tokenize):
+            raise TypeError("tokenize 必须是函数：文本 → 词列表（如 datasets.jieba_cut）")
+        self.vocab, self.weights, self.model, self.tokenize = vocab, weights, model, tokenize
+
+    def reward(self, texts) -> np.ndarray:
+        """文本列表 → 每条的 P(好评)，形状 (N,)。"""
+        texts = check_texts(texts)
+        docs = [list(self.tokenize(t)) for t in texts]
+        return self.model.predict_proba(CountMatrix.from_docs(docs, self.vocab, weights=self.weights))
+
+
+def fit_word_judge(docs, labels, tokenize, min_count: int = 2, lr: float = 0.05, epochs: int = 10,
+                   batch_size: int = 64, seed: int = 0) -> WordJudge:
+    """分好词的评论 docs 与标签 → WordJudge：词表（至少出现 min_count 次）、IDF 都只在 docs 上算，
+    TF-IDF 特征上 linear.fit 小批量训练逻辑回归。默认值是固定学习率 0.05、10 轮、每批 64（第 18 章的候选之一用过的学习率，这里不衰减）。
+    教学位置：第 17.2 节。例：fit_word_judge([r.tokens for r in train], [r.label for r in train], jieba_cut)
+    """
+    docs = [list(d) for d in docs]
+    y = np.asarray(labels)
+    if not docs or len(docs) != len(y):
+        raise ValueError(f"docs 与 labels 必须非空且等长，收到 {len(docs)} 与 {len(y)}")
+    vocab = Vocab.build(docs, min_count=min_count)
+    weights = idf(docs)
+    model = fit_logistic(CountMatrix.from_docs(docs, vocab, weights=weights), y, lr=lr, epochs=epochs,
+                         batch_size=batch_size, seed=seed)
+    return WordJudge(vocab, weights, model, tokenize)
+
+
 def continuation_texts(decode, prompt_ids, cont_ids) -> list:
     """提示 + 续写的编号 → 评委要看的文本：去掉开头的换行，到续写里第一个换行（评论结束）为止。教学位置：第 17.2 节。
 
@@ -480,17 +519,26 @@ def train_dpo(params: dict, chosen, rejected, *, beta: float, steps: int, batch_
 
 
 def evaluate_policy(params: dict, ref_params: dict, prompt_ids, n_new: int, reward_fn, seed: int = 0,
-                    keep: dict | None = None) -> dict:
+                    keep: dict | None = None, judges: dict | None = None) -> dict:
     """留出提示上比较策略与参考模型，返回 {'reward', 'kl', 'win'}。教学位置：第 17.2 节。
 
     - reward：策略每个提示采样一条续写，reward_fn 打分的平均；
-    - kl：KL(π‖π_ref) 的采样估计，对策略的样本 y 求 Σ_t [ln π(y_t) − ln π_ref(y_t)]（续写的 n_new 个位置）再平均；
+    - kl：KL(π‖π_ref) 的采样估计，对策略的样本 y 求 Σ_t [ln π(y_t) − ln π_ref(y_t)]（续写的 n_new 个位置，
+      单位是奈特：自然对数）再对提示平均；
     - win：策略的续写对参考模型的续写（同一提示）奖励更高的比例，相等算半个。
     两个模型用同一个 seed 的均匀数采样（公共随机数）：策略就是参考模型时两边续写相同，KL = 0、胜率 = 0.5。
-    keep 给一个字典时，把两边的续写编号与奖励存进去（'policy'、'reference'、'r_policy'、'r_reference'），便于查看。
+    judges 给 {名字: 奖励函数} 时，每位额外的评委给同样的续写打分，结果里多 '名字_reward' 与 '名字_win'。
+    keep 给一个字典时，把逐条的结果存进去：两边的续写编号（'policy'、'reference'）、奖励（'r_policy'、
+    'r_reference'）、每个提示的 'kl' 与 'win'；每位额外的评委一项 {名字: {'r_policy', 'r_reference', 'win'}}。
     """
     if keep is not None and not isinstance(keep, dict):
         raise TypeError(f"keep 必须是字典或 None，收到 {type(keep).__name__}")
+    judges = {} if judges is None else judges
+    if not isinstance(judges, dict) or not all(isinstance(k, str) and callable(f) for k, f in judges.items()):
+        raise TypeError("judges 必须是 {名字: 奖励函数} 的字典或 None")
+    clash = [k for k in judges if not k or k in ("policy", "reference", "r_policy", "r_reference", "kl", "win")]
+    if clash:
+        raise ValueError(f"judges 的名字不能为空，也不能与 keep 里已有的键相同，收到 {clash}")
     if not callable(reward_fn):
         raise TypeError("reward_fn 必须是函数：(提示编号, 续写编号) → 每行的奖励")
     P = as_id_array(prompt_ids, "prompt_ids", allow_empty=False, ndims=(2,))
@@ -499,8 +547,18 @@ def evaluate_policy(params: dict, ref_params: dict, prompt_ids, n_new: int, rewa
         y_ref = sample_continuations(ref_params, P, n_new, np.random.default_rng(seed))
         batch = continuation_batch(P, y_pol)
         kl = sequence_logprobs(params, *batch) - sequence_logprobs(ref_params, *batch)
-    r_pol, r_ref = (np.asarray(reward_fn(P, y), np.float64) for y in (y_pol, y_ref))
-    win = np.where(r_pol > r_ref, 1.0, np.where(r_pol == r_ref, 0.5, 0.0))
+
+    def score(fn):
+        r_pol, r_ref = (np.asarray(fn(P, y), np.float64) for y in (y_pol, y_ref))
+        return r_pol, r_ref, np.where(r_pol > r_ref, 1.0, np.where(r_pol == r_ref, 0.5, 0.0))
+
+    r_pol, r_ref, win = score(reward_fn)
+    out = {"reward": round(float(r_pol.mean()), 6), "kl": round(float(kl.mean()), 6), "win": round(float(win.mean()), 6)}
+    extra = {}
+    for name, fn in judges.items():
+        j_pol, j_ref, j_win = score(fn)
+        out[f"{name}_reward"], out[f"{name}_win"] = round(float(j_pol.mean()), 6), round(float(j_win.mean()), 6)
+        extra[name] = {"r_policy": j_pol, "r_reference": j_ref, "win": j_win}
     if keep is not None:
-        keep.update(policy=y_pol, reference=y_ref, r_policy=r_pol, r_reference=r_ref)
-    return {"reward": round(float(r_pol.mean()), 6), "kl": round(float(kl.mean()), 6), "win": round(float(win.mean()), 6)}
+        keep.update(policy=y_pol, reference=y_ref, r_policy=r_pol, r_reference=r_ref, kl=kl, win=win, **extra)
+    return out

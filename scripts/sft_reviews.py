@@ -2,6 +2,8 @@
 
 两种损失（同样的步数、批大小、数据、种子）：answer_only（只对回答算损失）与 full（提示也算损失）。
 每个种子在 eval_at 的每个步数上，用验证集的留出提示量 exact match（每种指令各 n_held 条）。
+最后一个评测步上逐条的结果也存进记录（settings['items']，compare.pack_correct 压缩）：每种指令每条答对与否，
+以及判断情感时每条是否答了“差评”（'says_neg'），供 notebook 用 compare 对照多数类基线与两种损失。
 学习率固定，所以 notebook 里跑 live_steps 步的结果可以直接与记录里同一步数的值比较。
 记录写到 nlpbook/records/sft_reviews.json。用法：python scripts/sft_reviews.py
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 import time
 
 from nlpbook import tuning as TU
+from nlpbook.compare import pack_correct
 from nlpbook.datasets import load_reviews
 from nlpbook.spread import curve_metrics, record_path, run_seeds, write_record
 from nlpbook.tiny_transformer import load_pretrained
@@ -29,8 +32,12 @@ def sft_data(lm, settings=SETTINGS):
 
 
 def evaluator(lm, held):
-    """params → {指令种类: 留出提示上的 exact match}。"""
-    return lambda P: TU.exact_match_by_kind(P, lm.encode, held)
+    """params → {指令种类: 留出提示上的 exact match, 'items': {指令种类: 逐条答对与否, 'says_neg': 逐条是否答“差评”}}。"""
+    def evaluate(P):
+        rows = {k: TU.exact_match(P, lm.encode, v) for k, v in held.items()}
+        says_neg = TU.exact_match(P, lm.encode, [(p, "差评") for p, _ in held["sentiment"]])
+        return {**{k: float(r.mean()) for k, r in rows.items()}, "items": {**rows, "says_neg": says_neg}}
+    return evaluate
 
 
 def run(seed: int, answer_only: bool = True, steps: int | None = None, settings=SETTINGS, progress: bool = False):
@@ -55,12 +62,20 @@ def main():
     _, held = sft_data(lm)
     base = evaluator(lm, held)(lm.params)
     c0 = time.process_time()
+    items = {m: {} for m in METHODS}          # 最后一个评测步上逐条的结果：{方法: {指令种类: [各种子压缩的一行]}}
+
+    def run_one(method, seed):
+        hist = run(seed, METHODS[method])[1]
+        for k, row in hist[-1].get("items", {}).items():      # 最后一步（evaluator 给出逐条结果）
+            items[method].setdefault(k, []).append(pack_correct(row))
+        return sft_metrics(hist)
 
     def report(method, seed, row):
         print(method, seed, {k: v for k, v in row.items() if k.endswith(f"@{SETTINGS['steps']}")}, flush=True)
-    results = run_seeds(METHODS, SEEDS, lambda m, seed: sft_metrics(run(seed, METHODS[m])[1]), report)
-    settings = dict(SETTINGS, base_model={k: float(v) for k, v in base.items()},
-                    template=TU.TEMPLATE, kinds=dict(TU.KINDS))
+    results = run_seeds(METHODS, SEEDS, run_one, report)
+    settings = dict(SETTINGS, base_model={k: float(base[k]) for k in TU.KINDS},
+                    template=TU.TEMPLATE, kinds=dict(TU.KINDS),
+                    items={"step": SETTINGS["steps"], "n": SETTINGS["n_held"], **items})
     write_record(NAME, settings=settings, seeds=SEEDS, results=results, cpu_start=c0)
     print("写出", record_path(NAME).name)
 

@@ -25,7 +25,7 @@ CORE, DATA, PRESENTATION, TOOLS = "core", "data", "presentation", "tools"
 # 模块（相对 nlpbook 的点分名）→ 层；"x.*" 表示包 x 本身和它下面的所有模块
 LAYERS = {
     **dict.fromkeys(["__init__", "_checks", "attention", "attention_demo", "char_rnn", "char_tagger", "charlm", "cnn",
-                     "cost", "decoding", "embedding", "finetune", "functional", "glossary", "granularity", "layers", "linear", "lm", "lora",
+                     "compare", "cost", "decoding", "embedding", "finetune", "functional", "glossary", "granularity", "layers", "linear", "lm", "lora",
                      "metrics", "naive_bayes", "ngram", "objectives", "optim", "retrieval", "rnn", "rnn_classifier", "rules",
                      "sparse", "spread", "tagging", "text", "textcnn", "tiny_transformer", "tokenizers", "transformer", "tuning", "word2vec"], CORE),
     "datasets": DATA,

@@ -151,23 +151,29 @@ def _curve(steps, *parts):
 
 def _patch_finetune_reviews(mod, mp):
     mp.setattr(multiprocessing, "Pool", _SerialPool)
-    mp.setattr(mod, "load_data", lambda *a: (None, None, None, {"train": _reviews(5), "validation": _reviews(3)}, None))
+    val = {k: (None, None, np.array([0, 1, 1])) for k in ("select", "report")}
+    mp.setattr(mod, "_DATA", (None, None, val, {"train": _reviews(5), "validation": _reviews(3)}, None))
 
     def job(args):
         kind, regime, lr, seed = args
         if kind == "tfidf":
-            return args, {k: [_fake(k, s) for s in mod.SEEDS] for k in ("tfidf_full", "tfidf_subset")}, 1.0
-        return args, _curve(mod.SETTINGS["eval_at"], regime, lr, seed), 1.0
+            return args, {k: {"final": [_fake(k, s) for s in mod.SEEDS], "correct": ["AA=="] * len(mod.SEEDS)}
+                          for k in ("tfidf_full", "tfidf_subset")}, 1.0
+        curve = _curve(mod.SETTINGS["eval_at"], regime, lr, seed)
+        if kind == "select":
+            return args, {"curve": curve, "correct": "AA=="}, 1.0
+        return args, {"curve": curve, "correct": {"final": "AA==",
+                                                  **{f"val_acc@{s}": "AA==" for s in mod.SETTINGS["eval_at"]}}}, 1.0
     mp.setattr(mod, "_job", job)
     return mod.main
 
 
 def _patch_lora_reviews(mod, mp):
     mp.setattr(multiprocessing, "Pool", _SerialPool)
-    mp.setattr(mod, "load_pretrained", lambda: SimpleNamespace(params={}))
+    mp.setattr(mod, "_DATA", (SimpleNamespace(params={}), None, None))
     mp.setattr(mod, "init_lora", lambda params, rng, r: r)
     mp.setattr(mod, "count_trainable", lambda params, lora=None: {"lora": 10 * lora} if lora else {"full": 1000})
-    mp.setattr(mod, "_run", lambda args: (tuple(args), _curve(mod.S["eval_at"], *args), 1.0))
+    mp.setattr(mod, "_run", lambda args: (tuple(args[:3]), _curve(mod.S["eval_at"], *args), "AA==", 1.0))
     return mod.main
 
 
@@ -179,9 +185,11 @@ def _patch_sft_reviews(mod, mp):
 
     def run(seed, answer_only=True, steps=None, settings=mod.SETTINGS, progress=False):
         evals = set(settings["eval_at"])
-        return None, [{"step": s, "loss": _fake(s, seed, answer_only),
-                       **({k: _fake(k, s, seed, answer_only) for k in TU.KINDS} if s in evals else {})}
-                      for s in range(50, settings["steps"] + 1, 50)]
+        hist = [{"step": s, "loss": _fake(s, seed, answer_only),
+                 **({k: _fake(k, s, seed, answer_only) for k in TU.KINDS} if s in evals else {})}
+                for s in range(50, settings["steps"] + 1, 50)]
+        hist[-1]["items"] = {k: np.array([1, 0, 1]) for k in TU.KINDS}    # 最后一步逐条的对错
+        return None, hist
     mp.setattr(mod, "run", run)
     return mod.main
 

@@ -26,7 +26,13 @@ def test_record_exists_parses_and_is_complete():
     rec = load_record(record_path("rnn_family_reviews"))
     assert rec["name"] == "rnn_family_reviews"
     assert set(rec["results"]) == METHODS
-    assert set(rec["seeds"]) >= {0, 1, 2} and rec["cpu_seconds"] > 0
+    assert rec["seeds"] == [1, 2, 3] and rec["cpu_seconds"] > 0     # 种子 0 只用来挑学习率
+    # 每个网格都放宽到挑中的学习率落在内部：两边都试过更小、更大的值
+    for m, chosen in rec["settings"]["lr"].items():
+        grid = rec["settings"]["lr_grid"][m]
+        assert min(grid) < chosen < max(grid), (m, chosen, grid)
+        assert max(rec["settings"]["lr_search_seed0_val_acc"][m].values()) == \
+            rec["settings"]["lr_search_seed0_val_acc"][m][str(chosen)]
     s = rec["settings"]
     assert s["task"] == {"n_train": 6000, "min_count": 2, "seed": 0}          # 与第 8 章相同的子集与词表
     assert s["recurrent"]["epochs"] == 2 and s["recurrent"]["max_len"] == 100
@@ -38,7 +44,10 @@ def test_record_exists_parses_and_is_complete():
         if method == "rnn":  # 第 8 章练习 7 的第 3 轮
             keys |= {"val_acc_epoch3", "val_loss_epoch3", "train_loss_epoch3"}
         assert keys <= set(res), method
-        for spread in res.values():
+        for name, spread in res.items():
+            if name == "val_correct":      # 每个种子一个压缩串：逐条答对与否
+                assert len(spread) == len(rec["seeds"])
+                continue
             assert isinstance(spread, Spread) and spread.seeds == tuple(rec["seeds"])
         assert all(0.4 < v < 1 for v in res["val_acc"].values)
     # 总准确率是三桶准确率按条数的加权平均
@@ -71,19 +80,19 @@ def test_script_runs_on_tiny_data():
 
 @pytest.mark.record
 def test_rerunning_one_seed_reproduces_the_record():
-    """第 8 章的设置（RNN、种子 0、2 轮）：单核几秒；验证准确率落在记录的范围里，在记录用的内核上与记录一致。"""
+    """第 8 章的设置（RNN、种子 1、2 轮）：单核几秒；验证准确率落在记录的范围里，在记录用的内核上与记录一致。"""
     mod = _script()
     rec = load_record(record_path("rnn_family_reviews"))
     assert rec["settings"]["recurrent"] == mod.RECURRENT and rec["settings"]["task"] == mod.TASK
     task = mod.load_task()
-    out = mod.run_recurrent(task, "rnn", rec["settings"]["lr"]["rnn"], seed=0, extra_epochs=0)
-    k = rec["seeds"].index(0)
-    # 记录是在 Haswell 内核（AVX2）上跑的，种子 0 第 2 轮 0.7165；这个训练会把 BLAS 内核之间的舍入差别放大，
-    # 同一个种子在别的内核上落在别处（实测：Prescott 0.7250，SkylakeX 与关掉 numpy SIMD 时 0.6959，
-    # 相差至多 0.021，比种子之间的标准差 0.042 小）。所以只在记录的内核上逐位比较，其余内核上要求落在记录的范围里
-    # （各种子的最小值 − 2 sd 到最大值 + 2 sd，notebook 检查现场结果用的是同一个范围）。
+    out = mod.run_recurrent(task, "rnn", rec["settings"]["lr"]["rnn"], seed=1, extra_epochs=0)
+    k = rec["seeds"].index(1)
+    # 记录是在 Haswell 内核（AVX2）上跑的，种子 1 第 2 轮 0.8129；这个训练会把 BLAS 内核之间的舍入差别放大，
+    # 同一个种子在别的内核上落在别处（实测：Prescott 0.7981，SkylakeX 0.8049，关掉 numpy SIMD 时 0.7770，
+    # 相差至多 0.036，比种子之间的标准差 0.006 还大）。所以只在记录的内核上逐位比较，其余内核上要求落在记录的范围里，
+    # 两端各多留 0.04（第 8 章检查现场结果用的是同一个范围）。
     live, recorded = out["history"][-1]["val_acc"], rec["results"]["rnn"]["val_acc"]
-    assert recorded.contains(live)
+    assert recorded.contains(live, slack=0.04)
     if any(k.endswith(" Haswell") for k in blas_kernels()):
         assert live == pytest.approx(recorded.values[k], abs=1e-4)
     assert {b["bucket"]: b["n"] for b in out["buckets"]} == rec["settings"]["bucket_sizes"]

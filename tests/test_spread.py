@@ -179,3 +179,22 @@ def test_record_path_rejects_paths(bad):
 def test_record_path_points_into_package():
     p = record_path("rnn_reviews")
     assert p.name == "rnn_reviews.json" and p.parent.name == "records" and p.parent.parent.name == "nlpbook"
+
+
+def test_range_slack_widens_both_ends_and_is_stated():
+    s = Spread((0.80, 0.81, 0.82))
+    lo, hi = s.range()
+    assert s.range(slack=0.04) == pytest.approx((lo - 0.04, hi + 0.04))
+    assert not s.contains(0.75) and s.contains(0.75, slack=0.04)
+    text = live_verdict({"准确率": (0.75, s)}, slack=0.04)
+    assert "是" in text and "多留了 0.04" in text
+    with pytest.raises(ValueError, match="slack"):
+        s.range(slack=-1)
+
+
+def test_dumps_record_puts_flat_lists_on_one_line_and_round_trips():
+    from nlpbook.spread import dumps_record
+    rec = {"b": [1, 2.5, "x, y"], "a": {"c": [[1, 2], [3]], "d": []}}
+    text = dumps_record(rec)
+    assert json.loads(text) == rec and text.endswith("\n")
+    assert '[1, 2.5, "x, y"]' in text and "[1, 2]" in text

@@ -269,6 +269,40 @@ def test_char_judge_scores_a_clear_toy_sentiment():
         TU.fit_judge([])
 
 
+def test_word_judge_uses_idf_weighted_words_and_the_given_tokenizer():
+    from nlpbook.text import idf
+    docs = [["很", "好"], ["好看"], ["推荐", "好"], ["好", "极了"], ["很", "差"], ["差劲"], ["太", "差", "了"], ["不", "推荐", "差"]]
+    labels = [1, 1, 1, 1, 0, 0, 0, 0]
+    judge = TU.fit_word_judge(docs, labels, lambda t: t.split(), min_count=1, lr=0.5, epochs=50)
+    assert judge.weights == idf(docs) and "好" in judge.vocab.stoi
+    r = judge.reward(["好 好", "差 差", ""])
+    assert r.shape == (3,) and r[0] > 0.5 > r[1]
+    with pytest.raises(TypeError, match="字符串"):
+        judge.reward("好")
+    with pytest.raises(ValueError, match="等长"):
+        TU.fit_word_judge(docs, labels[:-1], str.split)
+    with pytest.raises(TypeError, match="tokenize"):
+        TU.WordJudge(judge.vocab, judge.weights, judge.model, None)
+
+
+def test_evaluate_policy_scores_the_same_continuations_with_extra_judges():
+    P = _tiny32()
+    (chosen, rejected, _), prompts, reward = _toy_pairs(P)
+    Q, _ = TU.train_dpo(P, chosen, rejected, beta=0.5, steps=20, batch_size=16, lr=3e-3)
+    fours = lambda _, C: (np.asarray(C) == 4).sum(axis=1).astype(float)
+    kept = {}
+    out = TU.evaluate_policy(Q, P, prompts, 4, reward, seed=5, keep=kept, judges={"same": reward, "fours": fours})
+    assert {k: out[k] for k in ("reward", "kl", "win")} == TU.evaluate_policy(Q, P, prompts, 4, reward, seed=5)
+    assert out["same_reward"] == out["reward"] and out["same_win"] == out["win"]
+    assert np.array_equal(kept["fours"]["r_policy"], fours(None, kept["policy"]))
+    assert kept["kl"].shape == kept["win"].shape == (64,) and np.isclose(kept["kl"].mean(), out["kl"], atol=1e-6)
+    assert out["fours_win"] == round(float(kept["fours"]["win"].mean()), 6) and set(np.unique(kept["win"])) <= {0, 0.5, 1}
+    with pytest.raises(ValueError, match="judges"):
+        TU.evaluate_policy(Q, P, prompts, 4, reward, judges={"kl": reward})
+    with pytest.raises(TypeError, match="judges"):
+        TU.evaluate_policy(Q, P, prompts, 4, reward, judges={"x": 1})
+
+
 def _toy_pairs(P):
     """奖励 = 续写里编号 3 的个数：参考模型采两条，多的当“好”。"""
     prompts = np.tile(np.array([[0, 1, 2]]), (64, 1))
@@ -324,11 +358,12 @@ def test_dpo_record_parses_with_betas_seeds_and_steps():
     assert rec["seeds"] == [0, 1, 2] and s["betas"] == [0.05, 0.1, 0.3, 1.0]
     assert set(rec["results"]) == {mod.method_name(b) for b in s["betas"]} | {"pairs"}
     for b in s["betas"]:
-        for k in ("reward", "kl", "win", "loss", "margin"):
+        for k in ("reward", "kl", "win", "tfidf_reward", "tfidf_win", "loss", "margin"):
             for step in s["eval_at"]:
                 assert rec["results"][mod.method_name(b)][f"{k}@{step}"].n == 3
     assert s["live_steps"] in s["eval_at"] and s["live_beta"] in s["betas"]
     assert s["reference"]["kl"] == 0 and s["reference"]["win"] == 0.5 and rec["cpu_seconds"] > 0
+    assert s["reference"]["tfidf_win"] == 0.5 and set(s["judge_accuracy"]) == {"judge", "tfidf_judge"}
 
 
 @pytest.mark.record
@@ -346,9 +381,9 @@ def test_dpo_record_reproduces_the_live_run():
     # 采样在 float64 里做（tuning.sample_continuations），所以偏好对、续写、奖励与胜率在每种 BLAS 内核上都逐位相同；
     # KL 是 float32 模型上 12 个位置的对数概率之和，训练 25 步后末位随内核而变：实测 Prescott 1.493108、Haswell 与
     # SkylakeX 1.493107（相对差 7e-7，float32 的舍入量级），所以 KL 只比到相对 1e-5
-    got = {k: hist[-1][k] for k in ("reward", "kl", "win")}
+    got = {k: hist[-1][k] for k in ("reward", "kl", "win", "tfidf_reward", "tfidf_win")}
     want = {k: rec["results"][mod.method_name(s["live_beta"])][f"{k}@{s['live_steps']}"].values[0] for k in got}
-    assert got["reward"] == want["reward"] and got["win"] == want["win"]
+    assert all(got[k] == want[k] for k in ("reward", "win", "tfidf_reward", "tfidf_win")), (got, want)
     assert got["kl"] == pytest.approx(want["kl"], rel=1e-5)
 
 
@@ -359,18 +394,35 @@ def test_dpo_script_main_writes_a_record_shaped_like_the_shipped_one(tmp_path, m
     from nlpbook import spread
     rec = _dpo_record_or_skip()
     mod = _dpo_script()
-    fake = {"reward": 0.6, "kl": 1.0, "win": 0.7}
+    fake = {"reward": 0.6, "kl": 1.0, "win": 0.7, "tfidf_reward": 0.5, "tfidf_win": 0.6}
+    n = rec["settings"]["n_eval"]
+
+    def fill(keep):
+        if keep is not None:
+            keep.update(r_policy=np.full(n, 0.6), kl=np.ones(n), win=np.ones(n),
+                        tfidf={"r_policy": np.full(n, 0.5), "win": np.ones(n)})
+
+    def fake_eval(lm, setup, settings=mod.SETTINGS, keep=None):
+        return lambda P: (fill(keep), dict(fake, kl=0.0, win=0.5, tfidf_win=0.5))[1]
+
+    def fake_run(lm, setup, pairs, seed, beta, keep=None, **kw):
+        fill(keep)
+        return None, [{"step": s, "loss": 0.5, "margin": 1.0, **(fake if s in mod.SETTINGS["eval_at"] else {})}
+                      for s in range(1, mod.SETTINGS["steps"] + 1)]
     monkeypatch.setattr(mod, "load_pretrained", lambda: SimpleNamespace(params={}))
-    monkeypatch.setattr(mod, "dpo_setup", lambda lm, settings=mod.SETTINGS: {})
-    monkeypatch.setattr(mod, "evaluator", lambda lm, setup, settings=mod.SETTINGS: lambda P: dict(fake, kl=0.0, win=0.5))
+    monkeypatch.setattr(mod, "load_reviews", lambda: {})
+    monkeypatch.setattr(mod, "dpo_setup", lambda lm, settings=mod.SETTINGS, splits=None: {})
+    monkeypatch.setattr(mod, "judge_accuracy", lambda setup, splits, settings=mod.SETTINGS:
+                        {"judge": 0.7, "tfidf_judge": 0.7})
+    monkeypatch.setattr(mod, "evaluator", fake_eval)
     monkeypatch.setattr(mod, "pairs_for_seed", lambda lm, setup, seed, settings=mod.SETTINGS:
                         (None, None, {"kept": np.arange(5), "r_chosen": np.ones(5), "r_rejected": np.zeros(5)}))
-    monkeypatch.setattr(mod, "run", lambda lm, setup, pairs, seed, beta, **kw:
-                        (None, [{"step": s, "loss": 0.5, "margin": 1.0, **(fake if s in mod.SETTINGS["eval_at"] else {})}
-                                for s in range(1, mod.SETTINGS["steps"] + 1)]))
+    monkeypatch.setattr(mod, "run", fake_run)
     monkeypatch.setattr(spread, "RECORDS", tmp_path)
     mod.main()
     written = json.loads((tmp_path / "dpo_reviews.json").read_text(encoding="utf-8"))
     assert written["seeds"] == rec["seeds"] and sorted(written["settings"]) == sorted(rec["settings"])
     assert {m: sorted(r) for m, r in written["results"].items()} == {m: sorted(r) for m, r in rec["results"].items()}
     assert written["results"]["beta=0.1"]["reward@25"] == [0.6, 0.6, 0.6] and written["results"]["pairs"]["n_pairs"] == [5] * 3
+    assert sorted(written["settings"]["items"]) == sorted(rec["settings"]["items"])
+    assert written["settings"]["items"]["beta=0.1"]["tfidf_reward"] == [[0.5] * n] * 3
