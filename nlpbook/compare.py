@@ -23,7 +23,7 @@ import numpy as np
 
 from .spread import Spread
 
-__all__ = ["Comparison", "compare", "t975", "f1_from_counts", "binary_counts", "macro_f1_from_counts",
+__all__ = ["Comparison", "compare", "t975", "f1_from_counts", "binary_counts", "macro_f1_from_counts", "perplexity_from_sums",
            "pack_correct", "unpack_correct", "unpack_rows"]
 
 _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
@@ -98,6 +98,12 @@ def macro_f1_from_counts(counts):
     """binary_counts 加总后的宏 F1：两类 F1 的平均。给 compare 的 stat 用。"""
     c = np.asarray(counts, dtype=float)
     return (f1_from_counts(c[..., :3]) + f1_from_counts(c[..., 3:])) / 2
+
+
+def perplexity_from_sums(sums):
+    """逐条 (总 −ln p, 计分的字数) 加总后的困惑度 exp(Σ nll / Σ 字数)。给 compare 的 stat 用（第 11、13 章）。"""
+    c = np.asarray(sums, dtype=float)
+    return np.exp(c[..., 0] / c[..., 1])
 
 
 def _table(x, name: str, stat) -> np.ndarray:

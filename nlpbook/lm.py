@@ -18,7 +18,7 @@ import numpy as np
 
 from ._checks import check_positive, check_texts
 from .decoding import generate as _decode_generate
-from .spread import bootstrap_ci, paired_bootstrap
+from .spread import bootstrap_ci
 
 __all__ = ["BOUNDARY", "LanguageModel", "perplexity_interval", "compare"]
 
@@ -108,14 +108,13 @@ class LanguageModel:
         return self.decode(ids[len(start):])
 
 
-def perplexity_interval(nll, counts, nll_b=None, n_boot: int = 1000, seed: int = 0,
+def perplexity_interval(nll, counts, n_boot: int = 1000, seed: int = 0,
                         level: float = 0.95) -> tuple[float, float, float]:
     """按文本重抽样的困惑度区间：返回 (点估计, 下界, 上界)。教学位置：第 11.5 节（困惑度也有波动）。
 
     nll、counts：每条文本的总负对数概率与被预测的字数（任一模型 text_nll 的结果）。
     每次有放回地抽同样多条文本，困惑度 = exp(所抽文本的 nll 之和 / 字数之和)。
-    再给 nll_b（另一个模型在同一批文本上的 nll）时，返回配对的差 PPL(a) − PPL(b) 的区间：
-    两个模型用同一组重抽样的文本，区间不含 0 才说两者不同。
+    比较两个模型用 nlpbook.compare.compare（逐条 (nll, counts)，stat=perplexity_from_sums），它配对重抽同一批文本。
     例：perplexity_interval([4.0, 2.0], [2, 1]) 的点估计是 exp(6 / 3) ≈ 7.389
     """
     nll = np.asarray(nll, dtype=np.float64)
@@ -130,12 +129,7 @@ def perplexity_interval(nll, counts, nll_b=None, n_boot: int = 1000, seed: int =
     def ppl(n, total):
         return math.exp(float(total.sum()) / float(n.sum()))
 
-    if nll_b is None:
-        return bootstrap_ci(counts, nll, metric=ppl, n_boot=n_boot, seed=seed, level=level)
-    nll_b = np.asarray(nll_b, dtype=np.float64)
-    if nll_b.shape != nll.shape or not np.all(np.isfinite(nll_b)) or np.any(nll_b < 0):
-        raise ValueError(f"nll_b 必须是与 nll 等长（{nll.size}）的有限非负数组")
-    return paired_bootstrap(counts, nll, nll_b, metric=ppl, n_boot=n_boot, seed=seed, level=level)
+    return bootstrap_ci(counts, nll, metric=ppl, n_boot=n_boot, seed=seed, level=level)
 
 
 def compare(models: dict, texts, prompt: str, max_new_tokens: int = 30, temperature: float = 1.0,
@@ -144,7 +138,7 @@ def compare(models: dict, texts, prompt: str, max_new_tokens: int = 30, temperat
 
     教学位置：第 13 章（n 元模型、GRU、Transformer 并排）。models 是 {名字: LanguageModel}，字表必须相同
     （否则困惑度不能比，第 11.5 节）。每个模型一行：{'name', 'params', 'perplexity', 'low', 'high', 'sample',
-    'nll', 'counts'}；nll、counts 留给配对比较（perplexity_interval(a['nll'], a['counts'], nll_b=b['nll'])）。
+    'nll', 'counts'}；nll、counts 留给配对比较（nlpbook.compare.compare，stat=perplexity_from_sums）。
     例：compare({"三元": lm3, "GRU": gru}, held_out, "这本书", 20, temperature=0)
     """
     if not isinstance(models, dict) or not models:

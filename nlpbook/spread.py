@@ -2,8 +2,8 @@
 
 一个数字不够：换一个种子、换一份测试样本，准确率都会动。这里只做三件事：
 - over_seeds(fn, seeds)：对每个种子跑一次，得到 Spread（均值、样本标准差、每次的值）；
-- bootstrap_ci / paired_bootstrap：对评测集有放回地重抽样，得到指标（或两个方法之差）的 95% 区间；
-- separated(a, b)：两个 Spread 的 t 区间不重叠时，才说一个比另一个好。
+- bootstrap_ci：对评测集有放回地重抽样，得到一个指标的 95% 区间；
+- 两个方法的比较不在这里：用 nlpbook.compare.compare，它按实验的设计配对，两种噪声（种子、评测样本）都算。
 记录（record）是长训练脚本写下的 JSON：设置、种子、每个种子的结果、CPU 时间；notebook 读它画图，
 再用 Spread.contains / live_verdict 检查现场跑的那一个种子落在记录的范围里（只印结论：现场数字的末几位因 CPU 而异）。
 写记录的脚本共用 run_seeds / per_seed
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["Spread", "over_seeds", "bootstrap_ci", "paired_bootstrap", "separated", "live_verdict", "record_path",
+__all__ = ["Spread", "over_seeds", "bootstrap_ci", "live_verdict", "record_path",
            "save_record", "dumps_record", "load_record", "per_seed", "run_seeds", "curve_metrics", "write_record"]
 
 RECORDS = Path(__file__).resolve().parent / "records"
@@ -148,21 +148,6 @@ def bootstrap_ci(y_true, y_pred, metric=None, n_boot: int = 1000, seed: int = 0,
     return float(metric(t, p)), float(lo), float(hi)
 
 
-def paired_bootstrap(y_true, pred_a, pred_b, metric=None, n_boot: int = 1000, seed: int = 0, level: float = 0.95):
-    """两个方法在同一评测集上的差 metric(a) − metric(b) 的自助法区间：返回 (差, 下界, 上界)。
-
-    两个方法用同一组重抽样的下标（配对），所以两者共有的难易波动会抵消。区间不含 0 时才说谁更好。
-    """
-    _check_boot(n_boot, level)
-    t, a, b = _as_arrays(y_true, pred_a, pred_b)
-    metric = metric or _accuracy
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, len(t), size=(n_boot, len(t)))
-    diffs = np.array([metric(t[i], a[i]) - metric(t[i], b[i]) for i in idx])
-    lo, hi = np.quantile(diffs, [(1 - level) / 2, (1 + level) / 2])
-    return float(metric(t, a) - metric(t, b)), float(lo), float(hi)
-
-
 def live_verdict(checks: dict, who: str = "现场这一次", slack: float = 0.0) -> str:
     """现场跑的结果是否落在记录的范围里，写成几行话；checks 是 {名字: (现场的值, 记录的 Spread)}。
     slack 给每一项的范围两端另加的余量（见 Spread.range），非零时在结论里写明。
@@ -193,18 +178,6 @@ def live_verdict(checks: dict, who: str = "现场这一次", slack: float = 0.0)
                      + lines + note + ["这说明这次训练走上了和记录不同的路：换一种 CPU（BLAS 内核）或库版本时可能发生，"
                                 "差别通常与换一个种子同量级。结论以记录里的多个种子为准；如果每一项都差得很远，"
                                 "请检查是否改过上面的设置。"])
-
-
-def separated(a: Spread, b: Spread) -> int:
-    """比较两个 Spread：a 的 95% t 区间整个在 b 的之上返回 1，之下返回 −1，重叠（分不出）返回 0。"""
-    if not isinstance(a, Spread) or not isinstance(b, Spread):
-        raise TypeError("separated 需要两个 Spread")
-    (alo, ahi), (blo, bhi) = a.interval(), b.interval()
-    if alo > bhi:
-        return 1
-    if ahi < blo:
-        return -1
-    return 0
 
 
 def _jsonable(x):

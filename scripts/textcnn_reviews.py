@@ -1,11 +1,12 @@
 """第 10 章“训练一个很小的 TextCNN”的多种子记录：写出 nlpbook/records/textcnn_reviews.json。
 
-  python scripts/textcnn_reviews.py                 # 5 个种子，单核约 40 秒
+  python scripts/textcnn_reviews.py                 # 5 个种子，单核约 70 秒
   python scripts/textcnn_reviews.py --seeds 0 1     # 只跑几个种子（快速检查；会覆盖记录）
 
 数据：真实评论 → clean_reviews → split_reviews，按字切分（去掉空白），字表只从训练集建（至少出现 2 次，
 另加 <PAD>、<UNK>）。模型与训练：textcnn.train_textcnn，设置见 SETTINGS；种子只改变初始化和打乱顺序，
-数据和划分不变。记录每个种子的验证准确率（每一轮）、最后一轮的训练损失、多数类基线，以及 CPU 时间。
+数据和划分不变。记录每个种子的验证准确率（每一轮）、最后一轮的训练损失、多数类基线，以及 CPU 时间；
+还有最后两轮每条验证评论答对与否（compare.pack_correct），供 nlpbook.compare 做配对比较。
 notebook 现场只跑种子 0，并检查它落在这里记录的范围内。
 """
 from __future__ import annotations
@@ -16,6 +17,7 @@ import time
 
 import numpy as np  # noqa: E402
 
+from nlpbook.compare import pack_correct  # noqa: E402
 from nlpbook.datasets import clean_reviews, load_raw_reviews, split_reviews  # noqa: E402
 from nlpbook.spread import curve_metrics, record_path, run_seeds, write_record  # noqa: E402
 from nlpbook.text import Vocab  # noqa: E402
@@ -59,8 +61,13 @@ def main(argv=None) -> int:
 
     def one(method, seed):
         model, accs = run_seed(data, seed)
+        # 倒数第二轮的逐条结果：同一个种子少训一轮（前几轮与完整训练逐位相同，下面核对）
+        shorter, accs2 = run_seed(data, seed, dict(SETTINGS, epochs=SETTINGS["epochs"] - 1))
+        assert accs2 == accs[:-1], (accs2, accs)
+        correct = {f"val_correct_epoch{e}": pack_correct(m.predict(data["val_ids"]) == data["val_y"])
+                   for e, m in ((SETTINGS["epochs"] - 1, shorter), (SETTINGS["epochs"], model))}
         return {"val_acc": accs[-1], "train_loss": model.history[-1]["train_loss"],
-                **curve_metrics(model.history, ["val_acc"], at="epoch", fmt="{name}_epoch{at}")}
+                **curve_metrics(model.history, ["val_acc"], at="epoch", fmt="{name}_epoch{at}"), **correct}
     results = run_seeds(["TextCNN"], args.seeds, one,
                         report=lambda m, seed, row: print(f"种子 {seed}：验证准确率 {row['val_acc']:.4f}", flush=True))
     results["多数类"] = {"val_acc": [float(np.mean(data["val_y"] == majority))] * len(args.seeds)}

@@ -141,3 +141,12 @@ def test_macro_f1_from_counts_matches_metrics_and_rows_unpack():
     got = macro_f1_from_counts(binary_counts(y, p).sum(axis=1))
     assert got == pytest.approx([metrics.macro_prf(y, row)["f1"] for row in p])
     assert np.array_equal(unpack_rows([pack_correct(r) for r in p], 500), p)
+
+
+def test_perplexity_from_sums_is_the_pooled_perplexity():
+    from nlpbook.compare import perplexity_from_sums
+    nll, counts = np.array([10.0, 20.0, 5.0]), np.array([4, 6, 2])
+    assert perplexity_from_sums(np.stack([nll, counts], -1).sum(0)) == pytest.approx(np.exp(35 / 12))
+    a = np.stack([nll, counts], -1)
+    c = compare(a, np.stack([nll + 1.0, counts], -1), stat=perplexity_from_sums, digits=1)
+    assert c.diff < 0 and c.hi < 0

@@ -121,8 +121,9 @@ def test_compare_rows_and_pairing():
         assert r["low"] <= r["perplexity"] <= r["high"]
         assert r["sample"] == m.generate("这本", 6, temperature=0)
         assert r["params"] == m.n_params()
-    d, lo, hi = perplexity_interval(rows[0]["nll"], rows[0]["counts"], nll_b=rows[1]["nll"], n_boot=200)
-    assert d == pytest.approx(rows[0]["perplexity"] - rows[1]["perplexity"]) and lo <= d <= hi
+    from nlpbook.compare import compare as compare_pair, perplexity_from_sums
+    c = compare_pair(*(np.stack([r["nll"], r["counts"]], axis=-1) for r in rows[:2]), stat=perplexity_from_sums, n_boot=200)
+    assert c.diff == pytest.approx(rows[0]["perplexity"] - rows[1]["perplexity"]) and c.lo <= c.diff <= c.hi
     with pytest.raises(ValueError, match="字表"):
         compare({"a": NGRAM, "b": CharNGramLM(2, min_count=1).fit(["别的字"])}, HELD, "这")
     with pytest.raises(TypeError, match="LanguageModel"):

@@ -46,11 +46,13 @@ def test_perplexity_interval_worked_example_and_pairing():
     a = counts * rng.uniform(3.0, 5.0, size=300)
     point, lo, hi = perplexity_interval(a, counts)
     assert lo < point < hi and point == pytest.approx(math.exp(a.sum() / counts.sum()))
-    # 同一个模型和自己比：差恒为 0
-    assert perplexity_interval(a, counts, nll_b=a) == (0.0, 0.0, 0.0)
-    # b 在每条文本上都更差：差 a − b 的整个区间都在 0 以下
-    d, dlo, dhi = perplexity_interval(a, counts, nll_b=a + 0.2 * counts)
-    assert dlo <= d <= dhi < 0
+    # 两个模型的比较交给 nlpbook.compare：自己和自己比差恒为 0；b 在每条文本上都更差时区间整个在 0 以下
+    from nlpbook.compare import compare, perplexity_from_sums
+    rows = np.stack([a, counts], axis=-1)
+    same = compare(rows, rows.copy(), stat=perplexity_from_sums)
+    assert same.diff == same.lo == same.hi == 0
+    worse = compare(rows, np.stack([a + 0.2 * counts, counts], axis=-1), stat=perplexity_from_sums)
+    assert worse.lo <= worse.diff <= worse.hi < 0
 
 
 @pytest.mark.parametrize("args, match", [

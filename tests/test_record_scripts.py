@@ -118,7 +118,8 @@ def _patch_textcnn_reviews(mod, mp):
     def run_seed(data, seed, settings=mod.SETTINGS):
         hist = [{"epoch": e, "train_loss": _fake("loss", e, seed), "val_acc": _fake("acc", e, seed)}
                 for e in range(1, settings["epochs"] + 1)]
-        return SimpleNamespace(history=hist), [h["val_acc"] for h in hist]
+        return (SimpleNamespace(history=hist, predict=lambda ids: np.zeros(len(ids), dtype=int)),
+                [h["val_acc"] for h in hist])
     mp.setattr(mod, "run_seed", run_seed)
     return lambda: mod.main([])
 
@@ -197,7 +198,8 @@ def _patch_sft_reviews(mod, mp):
 def _patch_ner_char_tagger(mod, mp):
     mp.setattr(mod, "load_splits", lambda corpus=None: {})
     mp.setattr(mod, "_grid_job", lambda job: [_fake(*job, e) for e in range(mod.MAX_EPOCHS)])
-    mp.setattr(mod, "_test_job", lambda args: {name: {m: _fake(name, m, args[1]) for m in ("precision", "recall", "f1")}
+    mp.setattr(mod, "_test_job", lambda args: {name: {**{m: _fake(name, m, args[1]) for m in ("precision", "recall", "f1")},
+                                                      "counts": [[1, 0, 0], [0, 1, 1]]}
                                                for name, _, _ in mod.TEST_ROWS})
     return lambda: mod.main([])
 

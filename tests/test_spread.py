@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 
 from nlpbook.metrics import accuracy
-from nlpbook.spread import (Spread, bootstrap_ci, live_verdict, load_record, over_seeds, paired_bootstrap,
-                            record_path, save_record, separated)
+from nlpbook.spread import Spread, bootstrap_ci, live_verdict, load_record, over_seeds, record_path, save_record
 
 
 def test_over_seeds_mean_and_sample_sd():
@@ -104,24 +103,6 @@ def test_bootstrap_is_deterministic_and_takes_a_metric():
     assert point == 2.0 and lo <= 2.0 <= hi
 
 
-def test_paired_bootstrap_identical_methods_give_zero():
-    t = np.arange(50) % 2
-    p = t.copy()
-    p[:10] = 1 - p[:10]
-    assert paired_bootstrap(t, p, p) == (0.0, 0.0, 0.0)
-
-
-def test_paired_bootstrap_sign_and_separation():
-    rng = np.random.default_rng(0)
-    t = rng.integers(0, 2, 1000)
-    good = np.where(rng.random(1000) < 0.9, t, 1 - t)
-    bad = np.where(rng.random(1000) < 0.7, t, 1 - t)
-    d, lo, hi = paired_bootstrap(t, good, bad)
-    assert 0 < lo <= d <= hi
-    d2, lo2, hi2 = paired_bootstrap(t, bad, good)
-    assert d2 == pytest.approx(-d) and hi2 < 0
-
-
 @pytest.mark.parametrize("kwargs, msg", [({"n_boot": 10}, "n_boot"), ({"level": 1.0}, "level")])
 def test_bootstrap_rejects_bad_settings(kwargs, msg):
     with pytest.raises(ValueError, match=msg):
@@ -133,16 +114,6 @@ def test_bootstrap_rejects_bad_shapes():
         bootstrap_ci([0, 1, 1], [0, 1])
     with pytest.raises(ValueError, match="不能为空"):
         bootstrap_ci([], [])
-
-
-def test_separated():
-    hi = Spread((0.90, 0.91, 0.92))
-    lo = Spread((0.80, 0.81, 0.82))
-    noisy = Spread((0.70, 0.95, 0.85))
-    assert separated(hi, lo) == 1 and separated(lo, hi) == -1
-    assert separated(hi, noisy) == 0
-    with pytest.raises(TypeError):
-        separated(hi, 0.9)
 
 
 def test_record_round_trip(tmp_path):

@@ -350,8 +350,8 @@ def test_entity_counts_and_f1_interval():
     gold, pred = gold * 30, pred * 30
     point, lo, hi = entity_f1_interval(gold, pred)
     assert point == pytest.approx(T.entity_prf(gold, pred)["f1"]) and lo <= point <= hi
-    assert entity_f1_interval(gold, pred, pred) == (0.0, 0.0, 0.0)          # 自己和自己比：差恒为 0
-    d, dlo, dhi = entity_f1_interval(gold, gold, pred)                      # 全对 − 有错：区间在 0 之上
-    assert d == pytest.approx(1 - T.entity_prf(gold, pred)["f1"]) and 0 < dlo <= d <= dhi
+    from nlpbook.compare import compare, f1_from_counts          # 两个方法的比较：逐句计数，配对重抽
+    c = compare(entity_counts(gold, gold), entity_counts(gold, pred), stat=f1_from_counts)   # 全对 − 有错
+    assert c.diff == pytest.approx(1 - T.entity_prf(gold, pred)["f1"]) and 0 < c.lo <= c.diff <= c.hi
     with pytest.raises(ValueError, match="句数"):
         entity_counts(gold, pred[:-1])
