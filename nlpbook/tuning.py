@@ -168,9 +168,10 @@ def _backward_rows(params, cfg, w, probs, h, extra):
 def token_logprobs(params: dict, ids, targets, mask) -> np.ndarray:
     """每条序列在 mask 处的 ln p(目标)，返回 (N, T) 的 float64 数组（mask 外为 0）。教学位置：第 17.1 节。"""
     cfg, x, y, m = _check_batch(params, ids, targets, mask)
-    lp, *_ = _forward_rows(params, cfg, x, y, m)
     out = np.zeros(m.shape)
-    out[m] = lp
+    for s in range(0, len(x), 64):              # 每次 64 条：逐位置的 softmax（条数 × 位置 × 字表）不占太多内存
+        lp, *_ = _forward_rows(params, cfg, x[s:s + 64], y[s:s + 64], m[s:s + 64])
+        out[s:s + 64][m[s:s + 64]] = lp
     return out
 
 
