@@ -2,7 +2,8 @@
 
 检查顺序：固定例子（从小到大），再是随机例子（规模逐渐变大，种子固定，所以每次结论一样）。
 报告第一个、也就是最小的失败例子：输入、应得、实得，以及“像是哪种常见错误”——
-把读者的输出与每个已知错误实现的输出比一比，对上了就说出那个错误。
+一种已知错误只有在这个例子上给出与读者完全相同的结果、而且说法唯一时才说出来；该报错却返回了值，
+或结果含 NaN、无穷大时，还要求它在前面的例子上也都过了——否则只说哪里不同，不猜。
 读者的函数报错、返回错误的形状或 NaN、或超时（死循环），都变成一句说明，不会抛给内核。
 """
 from __future__ import annotations
@@ -71,6 +72,15 @@ def call_with_time_limit(fn: Callable, args: tuple = (), kwargs: dict | None = N
                 ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(target), None)
     except TimeLimitExceeded:
         raise TimeLimitExceeded(f"超过 {seconds} 秒") from None
+
+
+def _all_finite(x) -> bool:
+    """x 里的数是否都是有限数（不是数、也不是数组的值算“是”）。"""
+    try:
+        arr = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        return True
+    return bool(np.all(np.isfinite(arr)))
 
 
 def _call_repr(name: str, case: Case) -> str:
@@ -159,7 +169,7 @@ class FunctionExercise(Exercise):
                     continue
                 what = "超时" if status == "timeout" else (
                     f"抛出了 {type(got).__name__}" if status == "error" else f"返回了 {describe(got)}")
-                extra = {"case": case, "got": got} if status == "ok" else {}   # 返回了值：看像哪种已知错误
+                extra = {"upto": cases[:n], "got": got, "strict": True} if status == "ok" else {}   # 返回了值
                 return self._fail(n, len(cases), call, note,
                                   f"这个输入应当抛出 {type(expected).__name__}（{expected}），你的函数{what}。",
                                   **extra)
@@ -172,21 +182,21 @@ class FunctionExercise(Exercise):
             ok, why = self.compare(expected, got)
             if not ok:
                 return self._fail(n, len(cases), call, note, f"结果不对：{why}。", expected=expected,
-                                  got=got, case=case)
+                                  got=got, upto=cases[:n])
         fixed = len(self.cases)
         return self._result(PASS, f"正确！通过了全部 {len(cases)} 个例子"
                                   f"（{fixed} 个固定例子、{len(cases) - fixed} 个随机例子）。")
 
     _NO = object()
 
-    def _fail(self, n, total, call, note, what, *, expected=_NO, got=_NO, case=None) -> Result:
+    def _fail(self, n, total, call, note, what, *, expected=_NO, got=_NO, upto=None, strict=False) -> Result:
         lines = [f"第 {n} 个例子（共 {total} 个）没有通过{note}。", f"  输入：{call}"]
         if expected is not self._NO:
             lines.append(f"  应得：{describe(expected)}")
         if got is not self._NO and expected is not self._NO:
             lines.append(f"  实得：{describe(got)}")
         lines.append(f"  {what}")
-        guess = self._diagnose(case, got) if case is not None else None
+        guess = self._diagnose(upto, got, strict) if upto is not None else None
         if guess:
             lines.append(f"  可能的原因：{guess}")
         elif self.generic_hint:
@@ -195,12 +205,29 @@ class FunctionExercise(Exercise):
             lines.append("  卡住了？运行 hint() 看提示。")
         return self._result(FAIL, "\n".join(lines))
 
-    def _diagnose(self, case: Case, got) -> str | None:
+    def _passes(self, fn, case: Case) -> bool:
+        """fn 在这个例子上与参考实现一致（该报错时抛同类异常，否则结果相同）。"""
+        ref_status, expected = self._run(self.reference, case)
+        status, out = self._run(fn, case)
+        if ref_status == "error":
+            return status == "error" and isinstance(out, type(expected))
+        return status == "ok" and self.compare(expected, out)[0]
+
+    def _diagnose(self, upto: list, got, strict: bool = False) -> str | None:
+        """只在诊断确实对得上时才说“可能的原因”。一种已知错误先要在这个失败的例子上给出与读者完全相同的结果；
+        对得上的说法不止一种时，只留下在前面的例子上也都和参考一致（和读者一样都过了）的那些，仍不唯一就不猜。
+        读者该报错却返回了值（strict），或返回的含 NaN、无穷大时，这样的结果太容易碰巧相同，一开始就只留后一种。"""
+        *before, case = upto
+        strict = strict or not _all_finite(got)
+        same_here = []
         for mistake in self.mistakes:
             status, wrong = self._run(mistake.fn, case)
             if status == "ok" and self.compare(wrong, got)[0]:
-                return mistake.message
-        return None
+                same_here.append(mistake)
+        if not strict and len({m.message for m in same_here}) == 1:
+            return same_here[0].message
+        consistent = {m.message for m in same_here if all(self._passes(m.fn, c) for c in before)}
+        return consistent.pop() if len(consistent) == 1 else None
 
     def timing(self, fn, repeat: int = 5) -> float:
         """evaluate(fn) 的中位耗时（秒），供 benchmarks 使用。"""

@@ -4,7 +4,9 @@
 """
 from __future__ import annotations
 
+import numbers
 import re
+import unicodedata
 
 import numpy as np
 
@@ -41,6 +43,8 @@ class NumberExercise(Exercise):
         for value, msg in self.wrong:
             if same(value, answer, atol=self.tol, rtol=0.0)[0]:
                 return self._result(FAIL, f"还不对。{msg}")
+        if _is_fraction(self.expected) and same(self.expected, _scaled(answer, 0.01), atol=self.tol, rtol=0.0)[0]:
+            return self._result(FAIL, "这里要的是 0—1 之间的比例，不是百分数：把你填的每个数除以 100 再试。")
         # 不说出应得的值：只说形状/类型这类不泄露答案的问题
         reveals = "应为 " in why and "形状" not in why   # "应为 0.5" 说出了答案；"应为数值" 没有
         where = re.search(r"((?:第 \S+ 项\s*|\[[^\]]*\]\s*)+)应为", why)   # 整条路径，如“第 1 项 第 0 项”
@@ -49,6 +53,28 @@ class NumberExercise(Exercise):
                                           else f"你填的是 {describe(answer)}")
         hint = "运行 hint() 看提示。" if self.hints else ""
         return self._result(FAIL, f"还不对：{detail}。{hint}".rstrip("。") + "。")
+
+
+def _scaled(x, factor):
+    """把答案里的每个数乘以 factor（元组、列表、字典、数组逐项）；不是数的原样留着。"""
+    if isinstance(x, dict):
+        return {k: _scaled(v, factor) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return type(x)(_scaled(v, factor) for v in x)
+    if isinstance(x, np.ndarray) and x.dtype.kind in "iuf":
+        return x * factor
+    if isinstance(x, numbers.Real) and not isinstance(x, bool):
+        return x * factor
+    return x
+
+
+def _is_fraction(x) -> bool:
+    """应得的答案里全是 0—1 之间的数（比例、概率）。"""
+    try:
+        arr = np.asarray(list(x.values()) if isinstance(x, dict) else x, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    return arr.size > 0 and bool(np.all((arr >= 0) & (arr <= 1)))
 
 
 class ChoiceExercise(Exercise):
@@ -69,7 +95,8 @@ class ChoiceExercise(Exercise):
     def evaluate(self, answer) -> Result:
         if answer is None or answer is Ellipsis:
             return self._result(TODO, "还没有作答——把 None 换成你选的选项，再运行这一格。")
-        key = answer.strip().upper() if isinstance(answer, str) else answer
+        # 全角字母（中文输入法打出的“Ｂ”）、首尾空白、小写都按同一个选项算
+        key = unicodedata.normalize("NFKC", answer).strip().upper() if isinstance(answer, str) else answer
         if key not in self.options:
             allowed = "、".join(repr(k) for k in self.options)
             return self._result(FAIL, f"没有选项 {answer!r}；可选的是 {allowed}。")
