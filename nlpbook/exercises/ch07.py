@@ -92,6 +92,11 @@ def _sm_global_max(z):
     return e / e.sum(axis=-1, keepdims=True)
 
 
+def _sm_row_min(z):  # 减的是每行的最小值：一行里分数相差超过约 709 时 exp 溢出
+    e = np.exp(z - z.min(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
 def _softmax_random(rng):
     cases = [Case((rng.normal(scale=s, size=n),)) for n, s in ((3, 1.0), (5, 3.0), (8, 10.0))]
     cases += [Case((rng.normal(scale=s, size=(b, n)),)) for b, n, s in ((2, 3, 1.0), (4, 5, 5.0), (3, 6, 30.0))]
@@ -108,6 +113,7 @@ q4 = FunctionExercise(
     cases=[Case((_f(2.0, 0.0, 1.0),), note="课文 7.3 节：看、吃、买"),
            Case((_f(1000.0, 999.0, 998.0),), note="超大的分数"),
            Case((_f(-1000.0, -1001.0, -1002.0),), note="分数都很负"),
+           Case((_f(0.0, 800.0),), note="一行里分数相差 800：减最小值的话 e^800 会溢出"),
            Case((_f(5.0),), note="只有一个候选"),
            Case((_f(1.0, 1.0, 1.0, 1.0),), note="分数全都相同"),
            Case((np.array([[2.0, 0.0, 1.0], [0.0, 0.0, 0.0]]),), note="一批两行：每行各自做 softmax"),
@@ -120,7 +126,9 @@ q4 = FunctionExercise(
               Mistake("分母应是每一行自己的指数之和（sum(axis=-1, keepdims=True)），你除以的是整个数组的和。",
                       _sm_sum_all),
               Mistake("减去的是整个数组的最大值：两行分数相差很大时，小的那一行会全部下溢成 0，0/0 得到 NaN。"
-                      "要每行减自己的最大值：z.max(axis=-1, keepdims=True)。", _sm_global_max)],
+                      "要每行减自己的最大值：z.max(axis=-1, keepdims=True)。", _sm_global_max),
+              Mistake("减的是最小值：一行里分数相差超过约 709 时，最大的那个 e^(z − min) 溢出成无穷大，inf/inf 得到 NaN。"
+                      "要减最大值，最大的指数才是 e^0 = 1。", _sm_row_min)],
     stub='''def my_softmax(z):
     """z：一维数组（一组候选分数），或二维数组（每行一组）。
     返回同样形状的数组：沿最后一维做 softmax，每行的和为 1。分数很大（如 1000）时也不能出现 NaN。"""

@@ -96,6 +96,18 @@ def _temp_tie_split(logits, T):  # T = 0 时把概率平分给并列最高分（
     return _softmax(z / T)
 
 
+_INT_ZERO = 0
+
+
+def _temp_zero_is_int(logits, T):  # 用 T is 0 判断：浮点数 0.0 走进了公式，除以 0
+    z = np.asarray(logits, dtype=float)
+    if T is _INT_ZERO:  # 故意写错（等同于 T is 0）：这正是要诊断的错误
+        out = np.zeros_like(z)
+        out[np.argmax(z)] = 1.0
+        return out
+    return _softmax(z / T)
+
+
 def _temp_random(rng):
     cases = []
     for n, T in ((3, 0.7), (5, 1.5), (8, 0.3), (12, 2.5)):
@@ -114,6 +126,7 @@ q3 = FunctionExercise(
            Case(([1000.0, 999.0, 998.0], 1.0), note="超大 logits：要先减去最大值"),
            Case(([2.0, 0.0, 1.0], 0), note="temperature = 0：约定为贪心，返回 one-hot"),
            Case(([1.0, 1.0, 0.0], 0), note="temperature = 0 且最高分并列：取编号最小的"),
+           Case(([2.0, 0.0, 1.0], 0.0), note="temperature = 0.0（浮点数的 0）也是贪心"),
            Case((np.array([0.0, -np.inf, 1.0]), 0.7), note="-inf 表示屏蔽，概率恰为 0"),
            Case(([2.0, 1.0, 0.0], 0.01), note="很小的温度：几乎全部集中到最高分")],
     random_cases=_temp_random,
@@ -125,7 +138,9 @@ q3 = FunctionExercise(
               Mistake("temperature = 0 不能代入公式，也不是“不加温度”：按约定返回最高分位置的 one-hot 分布。",
                       _temp_zero_as_one),
               Mistake("temperature = 0 是“贪心”的约定：最高分并列时只取编号最小的那一个（np.argmax 就是这样），"
-                      "平分是 T → 0⁺ 的极限，不是这个约定。", _temp_tie_split)],
+                      "平分是 T → 0⁺ 的极限，不是这个约定。", _temp_tie_split),
+              Mistake("温度是浮点数 0.0 时也要按贪心处理：用 T == 0 判断，不要用 T is 0（0.0 is 0 是 False）。",
+                      _temp_zero_is_int)],
     stub='''def my_apply_temperature(logits, T):
     """logits：一维分数（可以含 -inf，表示屏蔽）；T：温度，T >= 0。
     返回一维 numpy 概率数组 softmax(logits / T)。
