@@ -100,6 +100,9 @@ def test_notebook_cells_match_the_package(chapter):
     seen = {}
     for c in cells[1:]:
         meta = c["metadata"]["nlpbook"]
+        if meta["role"] == "setup":   # 后面的小节可以再放一个 setup，让那里的练习不依赖前一节
+            assert meta["exercise"] == chapter and "".join(c["source"]) == setup_source(chapter)
+            continue
         seen.setdefault(meta["exercise"], []).append(meta["role"])
         ex = _by_id(meta["exercise"])
         src = "".join(c["source"])
@@ -133,6 +136,40 @@ def test_filled_with_reference_solutions_every_check_passes(chapter):
     failed = {q.id: res[q.id].message for q in graded if res[q.id].status != E.PASS}
     assert not failed, failed
     assert "✗" not in text
+
+
+def _sections(path):
+    """[(小节标题, [练习单元…])]：按 “## ” 标题切开（标题在单元中间也算）。"""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    out = [("", [])]
+    for c in nb["cells"]:
+        if c["cell_type"] == "markdown":
+            for line in "".join(c["source"]).splitlines():
+                if line.startswith("## "):
+                    out.append((line, []))
+        elif "nlpbook" in c["metadata"]:
+            out[-1][1].append(c)
+    return [(title, cells) for title, cells in out if cells]
+
+
+@pytest.mark.parametrize("chapter", PRESENT)
+def test_each_exercise_runs_after_only_its_sections_setup_cell(chapter):
+    """读者可以直接跳到任何一道题：只运行它所在小节的 setup 单元，起始代码和检查单元就能运行（原样与填好两种）。"""
+    for title, cells in _sections(_notebook(chapter)):
+        setup = [c for c in cells if c["metadata"]["nlpbook"]["role"] == "setup"]
+        exercises = sorted({c["metadata"]["nlpbook"]["exercise"] for c in cells} - {chapter})
+        if not exercises:
+            continue
+        assert setup and cells[0] is setup[0], f"小节 {title} 里的练习前面要有一个 setup 单元"
+        for ex_id in exercises:
+            own = [c for c in cells if c["metadata"]["nlpbook"]["exercise"] == ex_id]
+            for filled in (False, True):
+                E.reset_results()
+                try:
+                    _run(setup[:1] + own, filled=filled)
+                except NameError as exc:
+                    pytest.fail(f"练习 {ex_id} 依赖别的单元里定义的名字：{exc}")
+                assert ex_id in E.results(), ex_id
 
 
 # ---- 检查器会拒绝已知的错误 ------------------------------------------------------

@@ -92,3 +92,18 @@ def test_no_assert_on_a_trained_result(path):
         for line in "".join(cell["source"]).splitlines():
             if line.lstrip().startswith("assert ") and TRAINED.search(line):
                 raise AssertionError(f"代码单元 {i} 对训练结果做了 assert（读者的机器上可能失败）：{line.strip()}")
+
+
+_VALIDATION = re.compile(r"raise |_check|check_|isinstance\(")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_printed_source_shows_the_idea_not_the_input_checks(path):
+    """印出包里函数源码的单元（inspect.getsource）不能把输入检查也印出来：先在 notebook 里写出简短的版本、
+    和包里的对一下，再用包；要看包里的代码，就看没有检查的那部分。"""
+    for i, cell in enumerate(_code(_load(path)), 1):
+        if "getsource" not in "".join(cell["source"]):
+            continue
+        text = "".join("".join(o.get("text", "")) for o in cell["outputs"])
+        bad = [line.strip() for line in text.splitlines() if _VALIDATION.search(line)]
+        assert not bad, f"代码单元 {i} 印出的源码里有输入检查：{bad[:3]}"

@@ -17,9 +17,11 @@ import importlib
 
 from .base import FAIL, PASS, TODO, Exercise, Result, progress, reset_results, results
 from .functions import Case, FunctionExercise, Mistake, call_with_time_limit
+from .experiments import ExperimentExercise
 from .kinds import ChoiceExercise, ExplainExercise, NumberExercise
 
 __all__ = ["Exercise", "Result", "NumberExercise", "ChoiceExercise", "ExplainExercise", "FunctionExercise",
+           "ExperimentExercise",
            "Case", "Mistake", "call_with_time_limit", "progress", "results", "reset_results",
            "CHAPTERS", "load", "PASS", "FAIL", "TODO"]
 

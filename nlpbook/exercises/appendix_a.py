@@ -129,6 +129,7 @@ q5 = FunctionExercise(
            Case(([0.5, 0.5], [[0.4, 0.0], [0.02, 0.3]]), note="有一个似然是 0：那一类的后验是 0"),
            Case(([0.5, 0.5], _LONG_LIK), note="400 个词：概率连乘会下溢成 0")],
     random_cases=_post_random,
+    array_args=("prior", "likelihoods"),
     mistakes=[Mistake("没有除以各类分数之和：后验要归一化，加起来等于 1。", _post_unnormalized),
               Mistake("忘了乘先验；先验各 0.5 时看不出来。", _post_no_prior),
               Mistake("各个词的似然要相乘（取对数后相加），不是相加。", _post_sum_lik),

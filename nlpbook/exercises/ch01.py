@@ -142,9 +142,22 @@ def _negated_wraps(tokens, lexicon):  # 第一个词用 tokens[i - 1] 看到的�
     return float(sum(lexicon.get(t, 0) * (-1 if tokens[i - 1] == "不" else 1) for i, t in enumerate(tokens)))
 
 
+def _negated_next_scored(tokens, lexicon):  # 跳过 0 分的词，取反“不”之后第一个有分值的词
+    tokens, total, flip = list(tokens), 0.0, False
+    for t in tokens:
+        if t == "不":
+            flip = True
+            continue
+        value = lexicon.get(t, 0)
+        if value and flip:
+            value, flip = -value, False
+        total += value
+    return total
+
+
 def _negated_random(rng):
     words = ["电影", "剧情", "好看", "精彩", "难看", "无聊", "不", "不", "是", "结尾"]
-    return [Case((list(rng.choice(words, size=n)), TEXT_LEXICON)) for n in (4, 7, 12)]
+    return [Case(([str(w) for w in rng.choice(words, size=n)], TEXT_LEXICON)) for n in (4, 7, 12)]
 
 
 q5 = FunctionExercise(
@@ -158,7 +171,9 @@ q5 = FunctionExercise(
                 note="两个“不”：只有紧挨着“好看”的那个起作用"),
            Case((["剧情", "精彩", "结尾", "不", "无聊"], TEXT_LEXICON),
                 note="“不”只管“无聊”，管不到前面的“精彩”"),
-           Case((["好看", "不"], TEXT_LEXICON), note="“好看不？”：第一个词前面没有词，句末的“不”后面也没有词")],
+           Case((["好看", "不"], TEXT_LEXICON), note="“好看不？”：第一个词前面没有词，句末的“不”后面也没有词"),
+           Case((["电影", "不", "太", "好看"], TEXT_LEXICON),
+                note="“不”紧跟的是“太”（不在打分表里，0 分）：取反的是“太”，“好看”照常 +1")],
     random_cases=_negated_random,
     mistakes=[Mistake("第一个词前面没有词，可 tokens[i - 1] 在 i = 0 时取到的是最后一个词（Python 的负下标）；"
                       "先判断 i > 0。", _negated_wraps),
@@ -166,7 +181,9 @@ q5 = FunctionExercise(
                       "其他词的分值不变。", _negated_whole),
               Mistake("你让每个“不”都把整句的分数取反了一次；这里的规则是每个“不”只管紧跟它的那一个词。",
                       _negated_per_bu),
-              Mistake("你取反的是“不”前面的词；应当取反紧跟在“不”后面的那个词。", _negated_previous)],
+              Mistake("你取反的是“不”前面的词；应当取反紧跟在“不”后面的那个词。", _negated_previous),
+              Mistake("“不”只管紧跟在它后面的那一个词，哪怕这个词不在打分表里（“不 太 好看”里是“太”）；"
+                      "你跳过了 0 分的词，去取反后面第一个有分值的词。", _negated_next_scored)],
     stub='''def my_negated_score(tokens, lexicon):
     """tokens：分好词的列表；lexicon：打分表 {词: 分值}。
     返回一个数：各词分值之和，但紧跟在“不”后面的那个词，分值取反（“不”本身 0 分）。

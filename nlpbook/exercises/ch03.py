@@ -62,6 +62,10 @@ def _bow_first_only(tokens, vocab):  # 只数到第一个不在词表里的词�
     return out
 
 
+def _bow_substring(tokens, vocab):  # 在整句里找子串：“很好看”也算一次“好看”
+    return np.array([float(sum(t.count(w) for t in tokens)) for w in vocab])
+
+
 def _bow_random(rng):
     words = ["电影", "剧情", "好看", "精彩", "难看", "无聊", "不", "很"]
     cases = []
@@ -81,10 +85,13 @@ q3 = FunctionExercise(
            Case((["电影", "不", "好看"], _TOY)),
            Case(([], _TOY), note="空句子"),
            Case((["好看", "好看", "电影"], _TOY), note="同一个词出现两次"),
-           Case((["电影", "很", "好看"], _TOY), note="有一个词不在词表里：忽略它")],
+           Case((["电影", "很", "好看"], _TOY), note="有一个词不在词表里：忽略它"),
+           Case((["很好看", "电影"], _TOY), note="“很好看”是一个词、不在词表里：按整词数，不在词里找子串")],
     random_cases=_bow_random,
     mistakes=[Mistake("你只记了“出现没有”（0/1），没有数出现了几次。", _bow_binary),
-              Mistake("遇到不在词表里的词就停下了；应该跳过它，继续数后面的词。", _bow_first_only)],
+              Mistake("遇到不在词表里的词就停下了；应该跳过它，继续数后面的词。", _bow_first_only),
+              Mistake("你数的是子串：“很好看”里含着“好看”，却是另一个词。词袋按整个 token 数，"
+                      "要 token 与词表里的词完全相同才算。", _bow_substring)],
     stub='''def my_bag_of_words(tokens, vocab):
     """tokens：词的列表；vocab：词表（列表，第 i 个词对应第 i 列）。
     返回长度为 len(vocab) 的 numpy 数组：每个词在 tokens 里出现的次数。不在词表里的词忽略。"""

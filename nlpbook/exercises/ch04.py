@@ -30,7 +30,7 @@ q1 = NumberExercise(
            (0.693, "这是损失 −ln(1 − 0.5)，不是梯度。")],
     hints=["梯度 = (预测概率 − 正确标签) × 输入特征。", "p = 0.5，y = 0，x = 1。"],
     answer="(0.5 − 0) × 1 = 0.5。梯度为正，更新 w = 0 − 0.2 × 0.5 = −0.1，好评概率降到约 0.475。",
-    stub="answer_1 = None   # 填一个数",
+    stub="answer_1 = None   # 填一个数，保留三位小数即可",
     filled="answer_1 = 0.5",
 )
 
@@ -155,7 +155,9 @@ q4 = FunctionExercise(
            Case((np.array([0.1, 0.5, 0.9]), np.array([0, 0, 0])), note="差评样本：关心的是 1 − p"),
            Case((np.array([0.525, 0.475]), np.array([1, 0])), note="走一步之后的两种情形"),
            Case((np.array([0.0, 1.0, 0.3]), np.array([0, 1, 0])),
-                note="p 恰好是 0 或 1 而且判对了：损失是 0，不是 NaN")],
+                note="p 恰好是 0 或 1 而且判对了：损失是 0，不是 NaN"),
+           Case((np.array([0.0, 1.0, 0.5]), np.array([1, 0, 1])),
+                note="p 恰好是 0 或 1 却完全判反了：损失是无穷大 inf")],
     random_cases=_bce_random,
     mistakes=[Mistake("前面的负号不能丢：ln p ≤ 0，损失要取它的相反数，才是 ≥ 0 的数。", _bce_no_minus),
               Mistake("你用了以 2 为底的对数；课程的交叉熵用自然对数 ln（np.log），p = 0.5 时是 0.693。", _bce_log2),
@@ -167,7 +169,8 @@ q4 = FunctionExercise(
     stub='''def my_bce(p, y):
     """p：好评概率的数组（每个在 [0, 1] 之间）；y：同样形状的标签数组，1 好评、0 差评。
     返回同样形状的数组：每个样本的损失 −[y ln p + (1 − y) ln(1 − p)]（自然对数）。
-    p 恰好是 0 或 1、而且和标签一致时，损失是 0（0 × ln 0 按 0 算），不能是 NaN。"""
+    p 恰好是 0 或 1、而且和标签一致时，损失是 0（0 × ln 0 按 0 算），不能是 NaN；
+    完全判反时（y = 1、p = 0，或 y = 0、p = 1），损失是无穷大 inf（np.inf），不要报错。"""
     raise NotImplementedError  # 把这一行换成你的实现
 ''',
     answer='''def my_bce(p, y):

@@ -192,7 +192,8 @@ q5 = FunctionExercise(
                 note="乙、丙的向量完全相同：并列时词表里靠前的排在前面"),
            Case((_TABLE, _WORDS, "电影", 4), note="k = 词表大小 − 1：其余的词全部排序"),
            Case((np.array([[1.0, 2.0], [1.0, 2.0], [2.0, -1.0], [1.0, 1.0]]), ["影片", "电影", "难看", "剧情"], "电影", 2),
-                note="“影片”和查询词“电影”的向量完全相同，而且排在它前面")],
+                note="“影片”和查询词“电影”的向量完全相同，而且排在它前面"),
+           Case((_TABLE, _WORDS, "好看", 10), note="k 比其余的词还多：返回其余全部 4 个词")],
     random_cases=_nearest_random,
     mistakes=[Mistake("结果里不该有查询词本身：它和自己的余弦永远是 1，要把它排除。", _nn_keep_self),
               Mistake("排序方向反了：余弦相似度越大越近，要从大到小排。", _nn_farthest),
@@ -204,7 +205,7 @@ q5 = FunctionExercise(
     stub='''def my_nearest(table, words, query, k):
     """table：形状 (词数, 维数) 的 numpy 数组，第 i 行是 words[i] 的向量；query：words 里的一个词。
     返回 k 个词的列表：按与 query 的余弦相似度从大到小，不含 query 本身；
-    相似度相同时，词表里靠前的词排在前面。（测试里的表没有零向量。）"""
+    相似度相同时，词表里靠前的词排在前面；k 大于其余的词数时，返回其余全部的词。（测试里的表没有零向量。）"""
     raise NotImplementedError  # 把这一行换成你的实现
 ''',
     answer='''def my_nearest(table, words, query, k):

@@ -142,7 +142,7 @@ q3 = FunctionExercise(
               Mistake("温度是浮点数 0.0 时也要按贪心处理：用 T == 0 判断，不要用 T is 0（0.0 is 0 是 False）。",
                       _temp_zero_is_int)],
     stub='''def my_apply_temperature(logits, T):
-    """logits：一维分数（可以含 -inf，表示屏蔽）；T：温度，T >= 0。
+    """logits：一维分数，列表或数组都可能（可以含 -inf，表示屏蔽）；T：温度，T >= 0（整数或浮点数）。
     返回一维 numpy 概率数组 softmax(logits / T)。
     T = 0 按约定表示贪心：返回最高分位置为 1、其余为 0 的数组（最高分并列时取编号最小的）。"""
     raise NotImplementedError  # 把这一行换成你的实现
@@ -189,6 +189,18 @@ def _topk_threshold(probs, k):  # 留下所有 >= 第 k 大的值：并列时会
     return out / out.sum()
 
 
+def _topk_unstable(probs, k):  # 默认（不稳定）的排序：并列的顺序由排序算法决定
+    p = np.asarray(probs, dtype=float)
+    keep = np.argsort(-p)[:k]
+    out = np.zeros_like(p)
+    out[keep] = p[keep]
+    return out / out.sum()
+
+
+# 4 个 0.05、2 个 0.1 与 36 个 1/60（和为 1）：k = 20 的边界落在 36 个并列的候选中间
+_P_MANY_TIES = np.array([0.05] * 4 + [1 / 60] * 30 + [0.1] * 2 + [1 / 60] * 6)
+
+
 def _topk_random(rng):
     cases = []
     for n, k in ((4, 2), (6, 3), (10, 4), (20, 7)):
@@ -204,13 +216,17 @@ q4 = FunctionExercise(
            Case(([0.6, 0.3, 0.1], 3), note="k 等于候选数：不过滤"),
            Case(([0.6, 0.3, 0.1], 5), note="k 大于候选数：不过滤"),
            Case(([0.1, 0.3, 0.6], 2), note="概率没有按从大到小排"),
-           Case(([0.4, 0.2, 0.2, 0.2], 2), note="边界上三个并列：只留编号小的那个")],
+           Case(([0.4, 0.2, 0.2, 0.2], 2), note="边界上三个并列：只留编号小的那个"),
+           Case((_P_MANY_TIES, 20), note="42 个候选、36 个并列：不稳定的排序会留错编号")],
     random_cases=_topk_random,
+    array_args=("probs",),
     mistakes=[Mistake("去掉候选之后要重新归一化：留下的概率除以它们的和，总和回到 1。", _topk_no_renorm),
               Mistake("边界上概率并列时，应保留编号小的：用 np.argsort(-p, kind='stable')，"
                       "而不是把升序结果倒过来（那样并列的编号大的排在前面）。", _topk_ties_last),
               Mistake("你留下了所有“不小于第 k 大”的候选：并列时会多于 k 个。top-k 恰好留 k 个。",
-                      _topk_threshold)],
+                      _topk_threshold),
+              Mistake("np.argsort 默认的排序不稳定：候选一多，并列的编号谁先谁后说不准。"
+                      "加 kind='stable'，并列时编号小的才一定在前。", _topk_unstable)],
     stub='''def my_top_k(probs, k):
     """probs：一维概率数组（和为 1）；k：正整数。
     返回同样长度的 numpy 数组：只保留概率最高的 k 个（并列时保留编号小的），其余为 0，再重新归一化。
@@ -289,6 +305,7 @@ q5 = FunctionExercise(
            Case(([0.6, 0.3, 0.1], 0.9), note="浮点：0.6 + 0.3 算出来是 0.8999…，仍算达到 0.9"),
            Case(([0.3, 0.4, 0.3], 0.5), note="并列：编号小的先累加")],
     random_cases=_topp_random,
+    array_args=("probs",),
     mistakes=[Mistake("越过门槛的那个候选也要留下：top-p 留的是“累计刚达到 p”的最短前缀，"
                       "你只留了累计还小于 p 的那些。", _topp_exclusive),
               Mistake("去掉候选之后要重新归一化：留下的概率除以它们的和。", _topp_no_renorm),
@@ -373,6 +390,7 @@ q6 = FunctionExercise(
            Case(([[0.5, 0.5], [1.0, 0.0]], [0, 1]), note="真实 token 的概率是 0：PPL 为无穷大"),
            Case((_P_LONG, [0] * 200), note="200 步、每步 0.001：连乘会下溢")],
     random_cases=_ppl_random,
+    array_args=("step_probs",),
     mistakes=[Mistake("要用“真实的下一个 token”的概率 step_probs[t, targets[t]]，不是每一步最大的那个概率。",
                       _ppl_max),
               Mistake("直接连乘概率再开方：很多个小于 1 的数相乘会下溢成 0（200 个 0.001 是 1e-600，"

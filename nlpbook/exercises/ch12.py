@@ -129,6 +129,7 @@ q4 = FunctionExercise(
            Case(([3.0], [[0.5, 2.0]]), note="只有一个输入位置：权重就是 1"),
            Case((_STEPS, VALUES), note="12.4 节的表：三个生成步骤各一行分数")],
     random_cases=_afs_random,
+    array_args=("scores", "values"),
     mistakes=[Mistake("权重要先取指数再除以总和（softmax）；你直接用分数除以了分数之和。", _afs_linear),
               Mistake("返回顺序是 (上下文, 权重)，你把两者对调了。", _afs_swapped),
               Mistake("没有先减去最大值：分数很大时 exp 溢出成 inf，inf / inf 得到 NaN。"
@@ -199,6 +200,7 @@ q5 = FunctionExercise(
            Case(([1.0, 0.0, -1.0, 2.0], [[1.0, 2.0, 0.0, 0.0], [0.0, 1.0, 1.0, 1.0], [2.0, 0.0, 1.0, 0.0],
                                          [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0]]), note="4 维、5 个位置")],
     random_cases=_dot_random,
+    array_args=("decoder_state", "encoder_states"),
     mistakes=[Mistake("本章的点积打分不缩放：分数就是 s·hᵢ。除以 √d 是下一章 Transformer 的缩放点积。", _dot_scaled),
               Mistake("忘了 softmax：点积分数要先变成和为 1 的权重，再去加权求和。", _dot_no_softmax),
               Mistake("没有先减去最大值：点积很大时 exp 溢出成 inf，inf / inf 得到 NaN。", _dot_no_shift)],

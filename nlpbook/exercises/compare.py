@@ -1,7 +1,7 @@
 """比较读者的结果与参考结果，并把输入、输出写成一行能读的文字。
 
-same(expected, got) -> (是否相同, 不同在哪里)：数与数组按容差比，字典比键再比值，
-列表/元组逐项比，字符串和其他值用 ==。
+same(expected, got) -> (是否相同, 不同在哪里)：数与数组按容差比（读者返回 float32 时按 float32 的精度），
+字典比键再比值，列表/元组逐项比，字符串按内容比（str 的子类也算），其他值用 ==。
 例：same([0.5, 0.5], [0.5, 0.6]) -> (False, '第 1 项应为 0.5，得到 0.6')
 """
 from __future__ import annotations
@@ -10,7 +10,11 @@ import numbers
 
 import numpy as np
 
-__all__ = ["same", "describe"]
+__all__ = ["same", "describe", "SINGLE_RTOL", "SINGLE_ATOL"]
+
+# 读者返回 float32 时的容差：float32 的机器精度约 1.2e-7，输入大到 1000（如超大 logits）时
+# 减法就丢掉约 6e-5 的绝对精度，所以相对误差放到 1e-4；课程里没有哪个已知错误只差这么一点
+SINGLE_RTOL, SINGLE_ATOL = 1e-4, 1e-6
 
 
 def _is_num(x) -> bool:
@@ -67,6 +71,8 @@ def same(expected, got, *, atol: float = 1e-6, rtol: float = 1e-6, path: str = "
         arr = _as_array(got)
         if arr is None or arr.dtype == object:
             return False, f"{where}应为数值{'数组' if exp.ndim else ''}，得到 {type(got).__name__}"
+        if _is_single(got):   # float32 只有约 7 位有效数字：按它做得到的精度比
+            atol, rtol = max(atol, SINGLE_ATOL), max(rtol, SINGLE_RTOL)
         if arr.shape != exp.shape:
             return False, f"{where}形状应为 {exp.shape}，得到 {arr.shape}"
         bad = ~np.isfinite(arr) & np.isfinite(exp)   # 读者得到 NaN/无穷大，而应得的是有限数
@@ -78,10 +84,12 @@ def same(expected, got, *, atol: float = 1e-6, rtol: float = 1e-6, path: str = "
         close = np.isclose(arr, exp, atol=atol, rtol=rtol, equal_nan=True) | (arr == exp)
         if not close.all():
             if exp.ndim == 0:
-                return False, f"{where}应为 {describe(expected)}，得到 {describe(got)}"
+                e, g = _distinct(exp, arr)
+                return False, f"{where}应为 {e}，得到 {g}"
             idx = tuple(int(i) for i in np.argwhere(~close)[0])
             pos = idx[0] if len(idx) == 1 else idx
-            return False, f"{where}第 {pos} 项应为 {_num(exp[idx])}，得到 {_num(arr[idx])}"
+            e, g = _distinct(exp[idx], arr[idx])
+            return False, f"{where}第 {pos} 项应为 {e}，得到 {g}"
         return True, ""
     if isinstance(expected, (list, tuple)):
         if not isinstance(got, (list, tuple, np.ndarray)):
@@ -93,10 +101,29 @@ def same(expected, got, *, atol: float = 1e-6, rtol: float = 1e-6, path: str = "
             if not ok:
                 return ok, why
         return True, ""
+    if isinstance(expected, str):   # str 的子类（如 np.char 得到的 np.str_）按内容比
+        ok = isinstance(got, str) and str(got) == expected
+        if not ok and isinstance(got, str):
+            return False, f"{where}应为 {expected!r}，得到 {str(got)!r}"
+        return ok, "" if ok else f"{where}应为 {expected!r}，得到 {describe(got)}"
     ok = type(got) is type(expected) and got == expected
-    if not ok and isinstance(expected, str) and isinstance(got, str):
-        return False, f"{where}应为 {expected!r}，得到 {got!r}"
     return ok, "" if ok else f"{where}应为 {describe(expected)}，得到 {describe(got)}"
+
+
+def _is_single(x) -> bool:
+    """读者返回的是 float32（或更低精度）的数或数组。"""
+    dtype = getattr(x, "dtype", None)
+    return dtype is not None and dtype.kind == "f" and dtype.itemsize < 8
+
+
+def _distinct(e, g) -> tuple[str, str]:
+    """两个不相等的数写成看得出差别的样子：4 位有效数字相同就多写几位。"""
+    a, b = _num(e), _num(g)
+    for digits in (7, 10, 17):
+        if a != b:
+            break
+        a, b = f"{float(e):.{digits}g}", f"{float(g):.{digits}g}"
+    return a, b
 
 
 def _num(x) -> str:
@@ -126,6 +153,8 @@ def describe(x, limit: int = 300) -> str:
         text = _num(x)
     elif callable(x):
         text = f"函数 {getattr(x, '__name__', '?')}"
+    elif isinstance(x, str):
+        text = repr(str(x))
     else:
         text = repr(x)
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -8,6 +8,7 @@
 """
 from __future__ import annotations
 
+import ast
 import copy
 import ctypes
 import threading
@@ -37,6 +38,47 @@ class Mistake:
     """一种常见错误：fn 是照着这个错误写的实现，message 告诉读者错在哪里。"""
     message: str
     fn: Callable
+
+
+def _raised_in(exc: BaseException) -> str | None:
+    """异常是在哪个函数里抛出的（回溯的最后一帧）。"""
+    tb = exc.__traceback__
+    if tb is None:
+        return None
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb.tb_frame.f_code.co_name
+
+
+def _owner(fn_name: str) -> str:
+    """“（练习 08.5 的函数）”：fn_name 是哪道已导入的练习要读者实现的函数；找不到时为空。"""
+    from .base import _CHAPTERS
+    for group in _CHAPTERS.values():
+        for ex in group:
+            if getattr(ex, "name", None) == fn_name:
+                return f"（练习 {ex.id} 的函数）"
+    return ""
+
+
+def _plain(x):
+    """列表、元组、字典里的 np.str_ 换成 str（其余原样）。"""
+    if isinstance(x, np.str_):
+        return str(x)
+    if type(x) is list:
+        return [_plain(v) for v in x]
+    if type(x) is tuple:
+        return tuple(_plain(v) for v in x)
+    if type(x) is dict:
+        return {_plain(k): _plain(v) for k, v in x.items()}
+    return x                  # 其他类型（包括 dict 的子类）原样
+
+
+def stub_params(stub: str, name: str) -> list[str]:
+    """起始代码里函数 name 的参数名（按顺序）。"""
+    for node in ast.walk(ast.parse(stub)):
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            return [a.arg for a in node.args.args]
+    raise ValueError(f"起始代码里没有 def {name}(…)")
 
 
 class TimeLimitExceeded(BaseException):
@@ -97,6 +139,7 @@ class FunctionExercise(Exercise):
     mistakes：[Mistake(说明, 错误实现), …]，用来诊断读者的错误。
     compare：(expected, got) -> (bool, 原因)，默认 same(…, atol, rtol)。
     stub：notebook 里给读者的起始代码；answer：参考答案代码（solution() 打印，也是默认的 filled）。
+    array_args：题目说“numpy 数组”的参数名；例子里的列表会先变成数组，读者拿到的就是题目说的类型。
     raises：参考实现在某个例子上抛异常时，读者的函数也要抛出同类异常。
     """
 
@@ -105,14 +148,19 @@ class FunctionExercise(Exercise):
     def __init__(self, ex_id, title, *, name: str, reference: Callable, cases=(), random_cases=None,
                  mistakes=(), stub: str = "", answer: str = "", hints=(), compare=None,
                  atol: float = 1e-6, rtol: float = 1e-6, seed: int = 0, time_limit: float = 2.0,
-                 generic_hint: str = "", filled: str = ""):
+                 generic_hint: str = "", filled: str = "", array_args=()):
         super().__init__(ex_id, title, hints=hints, answer=answer, stub=stub, filled=filled or answer)
         if not name.isidentifier():
             raise ValueError(f"name 必须是合法的函数名，收到 {name!r}")
         if not cases and random_cases is None:
             raise ValueError("至少要有一个固定例子或随机例子")
         self.name, self.reference = name, reference
-        self.cases = [c if isinstance(c, Case) else Case(tuple(c)) for c in cases]
+        self.params = stub_params(stub, name) if stub else []
+        unknown = set(array_args) - set(self.params)
+        if unknown:
+            raise ValueError(f"array_args 里的 {sorted(unknown)} 不是 {name} 的参数 {self.params}")
+        self.array_args = tuple(array_args)
+        self.cases = [self._as_promised(c if isinstance(c, Case) else Case(tuple(c))) for c in cases]
         self.random_cases, self.seed = random_cases, seed
         self.mistakes = list(mistakes)
         self.atol, self.rtol, self.time_limit = atol, rtol, time_limit
@@ -123,7 +171,18 @@ class FunctionExercise(Exercise):
     def all_cases(self) -> list[Case]:
         """固定例子在前、随机例子在后；随机例子每次都一样（种子固定）。"""
         extra = list(self.random_cases(np.random.default_rng(self.seed))) if self.random_cases else []
-        return self.cases + [c if isinstance(c, Case) else Case(tuple(c)) for c in extra]
+        return self.cases + [self._as_promised(c if isinstance(c, Case) else Case(tuple(c))) for c in extra]
+
+    def _as_promised(self, case: Case) -> Case:
+        """例子的类型与题目说的一致：说“numpy 数组”的参数（array_args）给 numpy 数组，照提示写的 p.max()、
+        p[idx] 都能用；说“词的列表”的，列表里是普通的 str（随机例子用 rng.choice 抽出的 np.str_ 换回 str）。"""
+        args = [_plain(a) for a in case.args]
+        for i, name in enumerate(self.params[:len(args)]):
+            if name in self.array_args and not isinstance(args[i], np.ndarray):
+                args[i] = np.asarray(args[i])
+        kwargs = {k: np.asarray(v) if k in self.array_args and not isinstance(v, np.ndarray) else _plain(v)
+                  for k, v in case.kwargs.items()}
+        return Case(tuple(args), kwargs, case.note)
 
     def _run(self, fn, case: Case):
         """返回 ("ok", 输出) 或 ("error", 异常) 或 ("timeout", None)。输入先深拷贝，读者改不到例子本身。"""
@@ -159,9 +218,15 @@ class FunctionExercise(Exercise):
             if ref_status == "timeout":  # 不应发生：参考实现本身超时
                 raise RuntimeError(f"参考实现在例子 {n} 上超时")
             status, got = self._run(fn, case)
-            if status == "error" and isinstance(got, NotImplementedError) and n == 1:
-                return self._result(TODO, f"还没有作答——把 {self.name} 里的 raise NotImplementedError "
-                                          "换成你的实现，再运行这一格。")
+            if status == "error" and isinstance(got, NotImplementedError):
+                other = _raised_in(got)
+                if other and other != self.name and other != getattr(fn, "__name__", None):
+                    return self._result(TODO, f"{self.name} 调用的 {other}{_owner(other)}还没有完成（它还在 "
+                                              f"raise NotImplementedError）：先完成 {other} 并运行它那一格，"
+                                              "再回来运行这一格。")
+                if n == 1:
+                    return self._result(TODO, f"还没有作答——把 {self.name} 里的 raise NotImplementedError "
+                                              "换成你的实现，再运行这一格。")
             call = _call_repr(self.name, case)
             note = f"（{case.note}）" if case.note else ""
             if ref_status == "error":  # 这个例子要求报错

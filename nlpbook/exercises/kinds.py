@@ -37,6 +37,16 @@ class NumberExercise(Exercise):
     def evaluate(self, answer) -> Result:
         if answer is None or answer is Ellipsis:
             return self._result(TODO, "还没有作答——把 None 换成你的答案，再运行这一格。")
+        if isinstance(answer, str) and not isinstance(self.expected, str):
+            text = unicodedata.normalize("NFKC", answer).strip()
+            try:
+                number = float(text.rstrip("%"))
+            except ValueError:
+                return self._result(FAIL, f"这里要填数（或数的元组、列表），你填的是字符串 {answer!r}。")
+            if text.endswith("%"):
+                return self._result(FAIL, f"你填的是字符串 {answer!r}：去掉引号和百分号，写成 0—1 之间的比例，"
+                                          f"如 {number / 100:g}。")
+            return self._result(FAIL, f"你填的是字符串 {answer!r}：去掉引号，直接写数，如 {number:g}。")
         ok, why = same(self.expected, answer, atol=self.tol, rtol=0.0)
         if ok:
             return self._result(PASS, "正确！")
@@ -47,7 +57,7 @@ class NumberExercise(Exercise):
             return self._result(FAIL, "这里要的是 0—1 之间的比例，不是百分数：把你填的每个数除以 100 再试。")
         # 不说出应得的值：只说形状/类型这类不泄露答案的问题
         reveals = "应为 " in why and "形状" not in why   # "应为 0.5" 说出了答案；"应为数值" 没有
-        where = re.search(r"((?:第 \S+ 项\s*|\[[^\]]*\]\s*)+)应为", why)   # 整条路径，如“第 1 项 第 0 项”
+        where = re.search(r"((?:第 (?:\([^)]*\)|\S+) 项\s*|\[[^\]]*\]\s*)+)应为", why)   # 整条路径，如“第 1 项 第 0 项”、“第 (1, 0) 项”
         path = re.sub(r"项\s+(?=第)", "项的", where.group(1).strip()) if where else ""
         detail = why if not reveals else (f"{path}不对（你填的是 {describe(answer)}）" if where
                                           else f"你填的是 {describe(answer)}")
