@@ -19,6 +19,7 @@
 """
 from __future__ import annotations
 
+import functools
 import time
 
 import numpy as np
@@ -107,15 +108,10 @@ def curve_summary(curve: list, steps: int) -> dict:
     return {**res, "final": res[f"val_acc@{steps}"], f"train_loss@{steps}": curve[-1]["loss"]}
 
 
-_DATA = None
-
-
+@functools.cache
 def _data():
     """每个进程只读一次数据（主进程先读好，fork 出的子进程直接继承）。"""
-    global _DATA
-    if _DATA is None:
-        _DATA = load_data()
-    return _DATA
+    return load_data()
 
 
 def _job(args):

@@ -14,6 +14,7 @@
 """
 from __future__ import annotations
 
+import functools
 import importlib.util
 import time
 from pathlib import Path
@@ -55,14 +56,10 @@ def load_data():
     return lm, F.encode_reviews([d["train"][i] for i in sub], lm.encode, S["max_len"]), val
 
 
-_DATA = None
-
-
+@functools.cache
 def _data():
-    global _DATA
-    if _DATA is None:
-        _DATA = load_data()
-    return _DATA
+    """每个进程只读一次数据（主进程先读好，fork 出的子进程直接继承）。"""
+    return load_data()
 
 
 def run(r: int, alpha: float, seed: int, split: str = "report"):

@@ -153,7 +153,8 @@ def _curve(steps, *parts):
 def _patch_finetune_reviews(mod, mp):
     mp.setattr(multiprocessing, "Pool", _SerialPool)
     val = {k: (None, None, np.array([0, 1, 1])) for k in ("select", "report")}
-    mp.setattr(mod, "_DATA", (None, None, val, {"train": _reviews(5), "validation": _reviews(3)}, None))
+    data = (None, None, val, {"train": _reviews(5), "validation": _reviews(3)}, None)
+    mp.setattr(mod, "_data", lambda: data)
 
     def job(args):
         kind, regime, lr, seed = args
@@ -171,7 +172,8 @@ def _patch_finetune_reviews(mod, mp):
 
 def _patch_lora_reviews(mod, mp):
     mp.setattr(multiprocessing, "Pool", _SerialPool)
-    mp.setattr(mod, "_DATA", (SimpleNamespace(params={}), None, None))
+    data = (SimpleNamespace(params={}), None, None)
+    mp.setattr(mod, "_data", lambda: data)
     mp.setattr(mod, "init_lora", lambda params, rng, r: r)
     mp.setattr(mod, "count_trainable", lambda params, lora=None: {"lora": 10 * lora} if lora else {"full": 1000})
     mp.setattr(mod, "_run", lambda args: (tuple(args[:3]), _curve(mod.S["eval_at"], *args), "AA==", 1.0))
