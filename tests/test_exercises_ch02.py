@@ -16,7 +16,7 @@ def test_choices_reject_an_option_that_does_not_exist():
 def test_q2_an_unexplained_wrong_count_gets_the_generic_message():
     msg = _fails(ex.q2, 7, "你填的是 7")
     assert "10" not in msg, "没请求答案时不能说出应得的值"
-    _fails(ex.q2, "十", "数值")
+    _fails(ex.q2, "十", "这里要填数")
 
 
 def test_q2_expected_count_is_what_the_demo_tokenizer_gives():

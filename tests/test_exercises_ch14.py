@@ -1,8 +1,10 @@
 """第 14 章练习的检查器：再拿几种练习模块里没有写到的错误实现去试，都要判错并说清错在哪里；
 题目里的数字与课程的函数算出来的一致。"""
 import numpy as np
+import pytest
 
 from nlpbook import cost
+from nlpbook import exercises as E
 from nlpbook.attention import init_mha_params
 from nlpbook.exercises import ch14 as ex
 from _exercise_checks import fails as _fails, passes as _passes
@@ -111,3 +113,79 @@ def test_q6_rejects_more_wrong_flop_counts():
     _fails(ex.q6, _fl_ffn_square, "第 1 个例子", "63,119,360")
     _fails(ex.q6, _fl_with_softmax, "第 1 个例子")
     _fails(ex.q6, _fl_causal_half, "第 1 个例子", "你只算了一次")   # 和“只算 QKᵀ”同一个数
+
+
+# ---- q7：实验题，不用 KV cache 逐字生成 ---------------------------------------------------
+def _q7_run(n_new, prediction='"B"'):
+    """按 notebook 里的起始代码跑一次实验（字数换成 n_new），返回交上来的字典。"""
+    ns = {}
+    exec("import numpy as np\n" + ex._count_cells(prediction, repr(n_new)), ns)
+    return ns["answer_7"]
+
+
+def _q7_answer(n_new, positions, positions_2x, prediction="B"):
+    return {"prediction": prediction, "setting": n_new,
+            "result": {"positions": positions, "positions_2x": positions_2x}}
+
+
+def test_q7_counts_follow_the_formula_of_section_14_5():
+    assert ex._window() == 64
+    for g in (5, 10, 32, 64):                              # 窗口没装满：1 + 2 + … + G
+        assert ex._positions(g) == g * (g + 1) // 2
+    assert ex._positions(100) == 64 * 65 // 2 + 64 * 36    # 装满之后每步 64 个
+
+
+@pytest.mark.record
+def test_q7_filled_answer_passes():
+    ns = {}
+    exec("import numpy as np\n" + ex.q7.filled, ns)
+    _passes(ex.q7, ns["answer_7"])
+
+
+@pytest.mark.record
+@pytest.mark.parametrize("n_new", [10, 64, 200])
+def test_q7_band_holds_the_actual_run(n_new):
+    answer = _q7_run(n_new)
+    _passes(ex.q7, answer)
+    assert answer["result"] == {k: lo for k, (lo, hi) in ex.q7.band(n_new).items()}
+
+
+@pytest.mark.parametrize("setting", [4, 301, 0, -20, 20.0, "20", True, float("nan"), [20], np.float64(20)])
+def test_q7_rejects_settings_outside_the_allowed_range(setting):
+    msg = _fails(ex.q7, _q7_answer(setting, 210, 820), "这个设置不行", "5 到 300")
+    assert ex.q7.validate(setting) in msg
+
+
+def test_q7_accepts_numpy_integers():
+    assert ex.q7.validate(np.int64(20)) is None
+    _passes(ex.q7, _q7_answer(np.int64(20), np.int64(210), 820))
+
+
+def test_q7_band_rejects_plausibly_wrong_experiments():
+    # 没有截到窗口：把整个前文的长度都算上（写 64 个字时，2G = 128 个字已超出窗口）
+    _fails(ex.q7, _q7_answer(64, 64 * 65 // 2, 128 * 129 // 2), "不在这个设置应有的范围", "max_len = 64")
+    # 只数了调用次数（或者以为模型有 KV cache，每步只算 1 个）
+    _fails(ex.q7, _q7_answer(20, 20, 40), "positions = 20，不在")
+    # 设置没有改：交的是另一个 G 的计数
+    _fails(ex.q7, _q7_answer(21, 210, 820), "不在这个设置应有的范围")
+    # 两个数交反了；只交了一个数
+    _fails(ex.q7, _q7_answer(20, 820, 210), "不在这个设置应有的范围")
+    _fails(ex.q7, {"prediction": "B", "setting": 20, "result": 210}, "positions_2x")
+    _fails(ex.q7, {"prediction": "B", "setting": 20, "result": {"positions": 210}}, "positions_2x")
+
+
+def test_q7_outcome_and_reasons_on_each_side_of_the_window():
+    for n_new, truth in ((5, "B"), (20, "B"), (48, "B"), (49, "C"), (64, "C"), (94, "C"), (95, "A"), (200, "A"),
+                         (300, "A")):
+        answer = _q7_answer(n_new, ex._positions(n_new), ex._positions(2 * n_new))
+        assert ex.q7.outcome(n_new, answer["result"]) == truth, n_new
+        for guess in "ABC":
+            r = ex.q7.evaluate(dict(answer, prediction=guess))
+            assert r.status == E.PASS and ex.q7.reasons[truth] in r.message
+            assert (f"你的预测 {guess} 对了" in r.message) == (guess == truth)
+
+
+def test_q7_answer_quotes_the_counts():
+    for g, a, b in ((20, 210, 820), (200, 10_784, 23_584), (64, 2_080, 6_176)):
+        assert (ex._positions(g), ex._positions(2 * g)) == (a, b)
+        assert f"{a:,} → {b:,}" in ex.q7.answer

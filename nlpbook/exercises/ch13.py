@@ -8,17 +8,23 @@ q5 实现：my_attention(q, k, v)，缩放点积注意力
 q6 实现：my_masked_attention(q, k, v, mask)，再加上遮罩（因果遮罩、padding 遮罩）
 q7 实现：my_split_heads(x, n_heads)，把特征维切给几个 head
 q8 实现：my_layer_norm(x, gamma, beta, eps)，带 eps 的 LayerNorm
+q9 实验：关掉随包小 Transformer 的一个 head，50 条验证评论上的困惑度涨多少（先预测）
 """
 from __future__ import annotations
+
+import functools
+import numbers
 
 import numpy as np
 
 from ..attention import causal_mask, scaled_dot_product_attention, split_heads
 from ..layers import layer_norm_forward
+from .compare import describe
+from .experiments import ExperimentExercise
 from .functions import Case, FunctionExercise, Mistake
 from .kinds import ChoiceExercise, ExplainExercise, NumberExercise
 
-__all__ = ["q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8"]
+__all__ = ["q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8", "q9"]
 
 
 # 13.3 节的 A、B、C
@@ -384,4 +390,135 @@ q8 = FunctionExercise(
     hints=["均值和方差都沿最后一维求（axis=-1），keepdims=True 让它们能和 x 直接相减、相除。",
            "np.var 默认就是总体方差（除以 d）；eps 加在方差上，再开平方。最后乘 gamma、加 beta。"],
     atol=1e-8, rtol=1e-8,
+)
+
+
+# ---- q9：关掉一个 head ------------------------------------------------------------
+# 范围的来源：随包权重本身（nlpbook/weights/tiny_transformer_reviews.npz）。记录里没有存“关掉某个 head”的困惑度，
+# 所以检查器用同样的权重、同样的 50 条验证评论（本章最后一节）现算一次；每个设置只算一次（约 0.4 秒）。
+_N_VAL = 50
+_REL_SLACK = 0.002   # 不同 BLAS 内核之间只差约 1e-8（相对）；任意两个 head 的结果至少差 0.7%
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_model():
+    from ..tiny_transformer import load_pretrained
+    return load_pretrained()
+
+
+@functools.lru_cache(maxsize=1)
+def _val_ids():
+    from ..datasets import clean_reviews, load_raw_reviews, split_reviews
+    val = [r.text for r in split_reviews(clean_reviews(load_raw_reviews())[0])["validation"]][:_N_VAL]
+    return np.array(_shipped_model().encode("\n" + "\n".join(val) + "\n"), dtype=np.int32)
+
+
+def _grid():
+    cfg = _shipped_model().params["config"]
+    return cfg["n_layers"], cfg["n_heads"], cfg["d_model"] // cfg["n_heads"]
+
+
+def _layer_head(setting):
+    """(层, 头)，都从 1 数；形式不对时返回 None。"""
+    if isinstance(setting, np.ndarray):
+        setting = setting.tolist()
+    if not isinstance(setting, (tuple, list)) or len(setting) != 2:
+        return None
+    if any(isinstance(v, bool) or not isinstance(v, numbers.Integral) for v in setting):
+        return None
+    return int(setting[0]), int(setting[1])
+
+
+def _head_validate(setting):
+    n_layers, n_heads, _ = _grid()
+    allowed = f"层是 1—{n_layers}、头是 1—{n_heads} 的整数，都从 1 数（和本章最后一节的表一样）"
+    lh = _layer_head(setting)
+    if lh is None:
+        return f"请填两个整数 (层, 头)，如 (2, 4)；{allowed}。收到的是 {describe(setting)}。"
+    layer, head = lh
+    if not (1 <= layer <= n_layers and 1 <= head <= n_heads):
+        return f"没有第 {layer} 层头 {head}：{allowed}。"
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def _ablated_perplexity(layer: int, head: int) -> float:
+    """关掉第 layer 层的第 head 个 head（都从 1 数；layer = 0 表示什么都不关）后，50 条验证评论上的困惑度。"""
+    from ..tiny_transformer import lm_perplexity
+    model = _shipped_model()
+    params = dict(model.params)
+    if layer:
+        d_head = _grid()[2]
+        Wo = params[f"L{layer - 1}.Wo"].copy()
+        Wo[(head - 1) * d_head:head * d_head] = 0.0
+        params[f"L{layer - 1}.Wo"] = Wo
+    return lm_perplexity(params, _val_ids())
+
+
+def _head_band(setting):
+    v = _ablated_perplexity(*_layer_head(setting))
+    return {"result": (v * (1 - _REL_SLACK), v * (1 + _REL_SLACK))}
+
+
+_LITTLE, _LOT = 1.02, 1.25   # 困惑度是完整模型的几倍：不到 1.02 算“几乎不变”，超过 1.25 算“涨很多”
+
+
+def _head_outcome(setting, result):
+    ratio = float(result) / _ablated_perplexity(0, 0)
+    return "A" if ratio < _LITTLE else ("B" if ratio <= _LOT else "C")
+
+
+_HEAD_RUN = r'''    from nlpbook.datasets import clean_reviews, load_raw_reviews, split_reviews
+    from nlpbook.tiny_transformer import lm_perplexity, load_pretrained
+    model = load_pretrained()                   # 随包的小 Transformer，和本章最后一节是同一份
+    val_texts = [r.text for r in split_reviews(clean_reviews(load_raw_reviews())[0])["validation"]][:50]
+    val_ids = np.array(model.encode("\n" + "\n".join(val_texts) + "\n"), dtype=np.int32)
+    layer, head = head_9
+    d_head = model.params["config"]["d_model"] // model.params["config"]["n_heads"]   # 128 / 4 = 32
+    params = dict(model.params)                 # 新的字典：下面只换掉一个数组，原模型不受影响
+    Wo = params[f"L{layer - 1}.Wo"].copy()      # 参数名里的层号从 0 数
+    Wo[(head - 1) * d_head:head * d_head] = 0   # 拼接后第 head 段 32 维来自这个 head，乘 Wo 时只经过这 32 行
+    params[f"L{layer - 1}.Wo"] = Wo             # 这几行置 0：这个 head 的输出再也进不了残差流
+    full = lm_perplexity(model.params, val_ids)
+    result_9 = lm_perplexity(params, val_ids)
+    print(f"完整模型的困惑度 {full:.2f}；关掉第 {layer} 层头 {head} 后 {result_9:.2f}（{result_9 / full - 1:+.1%}）")
+'''
+
+
+def _head_cells(prediction: str, setting: str) -> str:
+    return (f'prediction_9 = {prediction}\n'
+            f'head_9 = {setting}\n'
+            'result_9 = None\n'
+            'if head_9 is not None:\n'
+            + _HEAD_RUN +
+            'answer_9 = {"prediction": prediction_9, "setting": head_9, "result": result_9}\n')
+
+
+q9 = ExperimentExercise(
+    "13.9", "关掉随包小 Transformer 的一个 head，验证评论上的困惑度会涨多少？",
+    options={"A": "几乎不变（涨不到 2%）：每层还有另外 3 个 head，少一个无所谓",
+             "B": "涨一些（2% 到 25%）",
+             "C": "涨很多（超过 25%）"},
+    outcome=_head_outcome,
+    reasons={"A": "这个只有 2 层、每层 4 个 head 的小模型里没有闲着的 head：关掉哪一个，困惑度都至少涨约 5%。",
+             "B": "第 2 层的 4 个 head、第 1 层的头 3 和头 4 都是这样：关掉一个，模型的其余部分还撑得住，"
+                  "困惑度涨 5% 到 20% 左右；第 1 层的 head 比第 2 层的更要紧。",
+             "C": "第 1 层头 1、头 2 的权重几乎全给自己，看起来什么也没读，关掉后困惑度却涨了四成多。"
+                  "只看自己不等于没做事：它把本位置的表示经 W_V、W_O 变换后加回残差流，"
+                  "后面的层和输出层都在用这些特征。注意力权重说明 head 读了哪里，说明不了它写进去的东西有多重要。"},
+    validate=_head_validate,
+    band=_head_band,
+    basis="范围是检查器用随包权重、在同样 50 条验证评论上关掉同一个 head 现算的困惑度，上下各放宽 0.2%"
+          "（不同 CPU 上的舍入差别不到它的万分之一）",
+    hints=["一个 head 的输出在拼接后占连续的 32 维（第 head 段），乘 Wo 时只经过 Wo 的这 32 行："
+           "起始代码把这几行置 0，就关掉了这个 head，别的 head 照常工作。",
+           "权重几乎全给自己的 head，输出是不是就等于输入？想想 W_V、W_O 对这个位置的表示做了什么。",
+           "跑完一个，再换另一层的 head 比一比：第 1 层和第 2 层，哪一层的 head 更要紧？"],
+    answer="关掉哪一个 head 困惑度都会涨，但差得很多：第 2 层的 4 个 head 各涨约 5%—10%，"
+           "第 1 层头 3、头 4 涨约 17%—20%；最要紧的反而是几乎只看自己的第 1 层头 1、头 2，"
+           "关掉后困惑度从 83.6 涨到 120 左右（四成多）。只看自己的 head 并没有闲着：它把本位置的表示经 W_V、W_O "
+           "变换后加回残差流，给后面的层添了一组特征。注意力图只说明一个 head 读了哪里，说明不了它写进去的东西有多重要。",
+    stub=_head_cells('None   # 先预测，跑之前填好："A" 几乎不变（涨不到 2%）；"B" 涨一些（2% 到 25%）；"C" 涨很多（超过 25%）',
+                     'None         # 你要关掉的 head：(层, 头)，层 1—2、头 1—4，如 (2, 4)'),
+    filled=_head_cells('"B"', "(1, 1)"),
 )

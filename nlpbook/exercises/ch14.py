@@ -6,17 +6,23 @@ q3 填数：改成 GQA（8 组）并把缓存量化到 1 字节（GiB）
 q4 实现：my_kv_cache_bytes(…, kind, groups)——KV cache 字节数，分 MHA / GQA / MQA
 q5 实现：my_block_params(d_model, d_ff, n_heads)——一个 Transformer 层有多少参数
 q6 实现：my_layer_flops(n, d, ffn_mult)——一个 Transformer 层整段前向的运算量
+q7 实验：用随包小 Transformer 逐字生成（不用 KV cache），字数翻倍后重算的位置数变成几倍（先预测）
 """
 from __future__ import annotations
+
+import functools
+import numbers
 
 import numpy as np
 
 from .. import cost
 from ..transformer import init_block_params
+from .compare import describe
+from .experiments import ExperimentExercise
 from .functions import Case, FunctionExercise, Mistake
 from .kinds import ChoiceExercise, NumberExercise
 
-__all__ = ["q1", "q2", "q3", "q4", "q5", "q6"]
+__all__ = ["q1", "q2", "q3", "q4", "q5", "q6", "q7"]
 
 _GiB = 2 ** 30
 
@@ -50,7 +56,7 @@ q2 = NumberExercise(
            "MHA 里 KV head 数等于 Query head 数：32。算出的字节数再除以 2³⁰。"],
     answer="2 × 4 × 32 × 8,192 × 32 × 128 × 2 字节 = 17,179,869,184 字节 = 16 GiB："
            "比课文的例子多了 4 条序列（×4）和 4 倍的 KV head（×4）。",
-    stub="answer_2 = None   # 填一个数，单位 GiB",
+    stub="answer_2 = None   # 填一个数，单位 GiB，保留三位小数即可",
     filled="answer_2 = 16",
 )
 
@@ -65,7 +71,7 @@ q3 = NumberExercise(
            "KV head 32 → 8 是 ÷4，字节 2 → 1 是 ÷2。"],
     answer="KV head 从 32 降到 8（÷4），每个数从 2 字节降到 1 字节（÷2）：16 GiB ÷ 8 = 2 GiB。"
            "这还没算模型权重本身。",
-    stub="answer_3 = None   # 填一个数，单位 GiB",
+    stub="answer_3 = None   # 填一个数，单位 GiB，保留三位小数即可",
     filled="answer_3 = 2",
 )
 
@@ -128,7 +134,7 @@ q4 = FunctionExercise(
     stub='''def my_kv_cache_bytes(batch, layers, tokens, n_heads, head_dim, bytes_per_number, kind="MHA", groups=None):
     """batch：同时处理的序列数；layers：层数；tokens：每条序列已缓存的 token 数；
     n_heads：Query head 数；head_dim：每个 head 的维度；bytes_per_number：每个数的字节数（可以是 0.5）；
-    kind："MHA"、"GQA" 或 "MQA"；groups：GQA 的组数（只有 GQA 用到）。
+    kind："MHA"、"GQA" 或 "MQA"；groups：GQA 的组数，也就是 K、V 各有几个 head（每组 Query head 共用一对；只有 GQA 用到）。
     返回 KV cache 的字节数（一个数）。"""
     raise NotImplementedError  # 把这一行换成你的实现
 ''',
@@ -268,4 +274,103 @@ q6 = FunctionExercise(
     hints=["(a×b) 乘 (b×c) 有 a·c 个结果，每个要 b 次乘加：2·a·b·c 次运算。",
            "四个投影各 2·n·d²；QKᵀ 和 权重 @ V 各 2·n²·d；FFN 两个矩阵乘各 2·n·d·(ffn_mult·d)。",
            "ffn_mult = 4 时合计 24·n·d² + 4·n²·d；用 14.4 节的 n = 10、d = 512 核对：63,119,360。"],
+)
+
+
+# ---- q7：不用 KV cache 逐字生成，一共重算多少个位置 ----------------------------------
+# 范围的来源：14.5 节的计数（不用缓存时第 t 步为前面 t 个位置重算 K、V）加上随包模型存下的窗口 max_len
+# （nlpbook/weights 里的 config：前文超过它时只读最后 max_len 个）。计数是整数，和 CPU 无关，所以不放宽。
+_G_MIN, _G_MAX = 5, 300   # G = 300 时两次生成共 900 步，单核约 2.5 秒
+
+
+@functools.lru_cache(maxsize=1)
+def _window() -> int:
+    from ..tiny_transformer import load_pretrained
+    return int(load_pretrained().params["config"]["max_len"])
+
+
+def _positions(n_new: int, prompt_len: int = 1) -> int:
+    """从 prompt_len 个字的提示开始、不用缓存逐字生成 n_new 个字，模型一共从头算了多少个位置。"""
+    w = _window()
+    return sum(min(prompt_len + t, w) for t in range(n_new))
+
+
+def _count_validate(setting):
+    if isinstance(setting, bool) or not isinstance(setting, numbers.Integral):
+        return (f"字数 G 要填一个整数，{_G_MIN} 到 {_G_MAX} 之间（检查器还会看 2G 个字）；"
+                f"收到的是 {describe(setting)}。")
+    if not _G_MIN <= int(setting) <= _G_MAX:
+        return f"字数 G 要在 {_G_MIN} 到 {_G_MAX} 之间（再大，2G 个字要跑很久）；收到 {int(setting)}。"
+    return None
+
+
+def _count_band(setting):
+    g = int(setting)
+    a, b = _positions(g), _positions(2 * g)
+    return {"positions": (a, a), "positions_2x": (b, b)}
+
+
+def _count_outcome(setting, result):
+    ratio = float(result["positions_2x"]) / float(result["positions"])
+    return "B" if ratio >= 3.5 else ("A" if ratio < 2.5 else "C")
+
+
+_COUNT_RUN = r'''    from nlpbook.decoding import generate
+    from nlpbook.tiny_transformer import load_pretrained
+    model = load_pretrained()                   # 第 13 章随包的小 Transformer：没有 KV cache
+    window = model.params["config"]["max_len"]  # 窗口 64 个字：前文更长时，模型只读最后 64 个
+    counts = {}
+    for G in (n_new_7, 2 * n_new_7):
+        per_step = []                           # 每一步模型读进来、从头算一遍的位置数
+        def counting_logits(ids):
+            per_step.append(len(ids[-window:]))
+            return model.next_logits(ids)
+        generate(counting_logits, model.encode("\n"), G, temperature=0)   # 从一条评论的开头贪心地写 G 个字
+        counts[G] = sum(per_step)
+    G, G2 = n_new_7, 2 * n_new_7
+    result_7 = {"positions": counts[G], "positions_2x": counts[G2]}
+    print(f"写 {G} 个字：一共算了 {counts[G]:,} 个位置；写 {G2} 个字：{counts[G2]:,} 个，是 {counts[G2] / counts[G]:.2f} 倍")
+    print(f"（用 KV cache 的话每步只算 1 个新位置：{G} 个和 {G2} 个）")
+'''
+
+
+def _count_cells(prediction: str, setting: str) -> str:
+    return (f'prediction_7 = {prediction}\n'
+            f'n_new_7 = {setting}\n'
+            'result_7 = None\n'
+            'if n_new_7 is not None:\n'
+            + _COUNT_RUN +
+            'answer_7 = {"prediction": prediction_7, "setting": n_new_7, "result": result_7}\n')
+
+
+q7 = ExperimentExercise(
+    "14.7", "不用 KV cache 逐字生成：要写的字数翻倍，模型一共要重算的位置数变成几倍？",
+    options={"A": "不到 2.5 倍（接近 2 倍）：总量大致和字数成正比",
+             "B": "3.5 倍以上（接近 4 倍）：总量大致按字数的平方增长",
+             "C": "2.5 倍到 3.5 倍之间"},
+    outcome=_count_outcome,
+    reasons={"A": "前文超过 64 个字以后，模型每一步只读最近的 64 个字，每步都重算 64 个位置，总量约是 64 × 字数，"
+                  "和字数成正比，所以翻倍只多出一倍左右。这不是 KV cache 的功劳：用缓存每步只算 1 个新位置，"
+                  "这里每步却要算 64 个。",
+             "B": "这个模型没有 KV cache，第 t 步把前面 t 个位置全部重算一遍：写 G 个字共算 1 + 2 + … + G = G(G+1)/2 个"
+                  "（14.5 节的公式）。2G 个字时前文仍装得进 64 个字的窗口，所以总量约是 4 倍。"
+                  "用 KV cache 的话每步只算 1 个新位置，总量只和字数成正比。",
+             "C": "前文不到 64 个字的那一段，每步重算的位置越来越多，总量按平方增长；窗口满了以后，每步固定重算 64 个，"
+                  "总量按字数线性增长。写 G 个字时前一段占的比重大，写到 2G 个字时后一段占的比重大，倍数就落在 2 和 4 之间。"},
+    validate=_count_validate,
+    band=_count_band,
+    basis="范围由 14.5 节的计数（第 t 步重算前面 t 个位置）加上随包模型的窗口 max_len = 64（前文更长时每步只算最近 64 个）"
+          "算出；位置数是整数，和 CPU 无关，所以必须完全相等",
+    hints=["第 t 步模型读进来的是整个前文（最多 64 个字），每个位置都从头算一遍：这一步的计数就是前文的长度。",
+           "前文不超过 64 个字时，总数是 1 + 2 + … + G；超过以后，每一步都是 64。",
+           "挑一个远小于 64 的 G，再挑一个远大于 64 的 G，各跑一次比一比。"],
+    answer="课程的小 Transformer 没有 KV cache，第 t 步把窗口里的全部位置重算一遍。窗口没装满时，写 G 个字一共算 "
+           "1 + 2 + … + G = G(G+1)/2 个位置（14.5 节的公式），字数翻倍约变 4 倍（G = 20：210 → 820，3.9 倍）；"
+           "窗口装满以后每步固定重算 64 个，总量约 64G，只和字数成正比（G = 200：10,784 → 23,584，2.2 倍）；"
+           "G 在两者之间时倍数也在两者之间（G = 64：2,080 → 6,176，约 3 倍）。用 KV cache，每步只为 1 个新位置算 K、V，"
+           "写 G 个字只要算 G 个位置；省下的计算换成了随长度增长的缓存。",
+    stub=_count_cells('None   # 先预测，跑之前填好：字数翻倍后，一共要算的位置数变成几倍？'
+                      '"A" 不到 2.5 倍；"B" 3.5 倍以上；"C" 2.5 倍到 3.5 倍之间',
+                      f'None        # 你要让模型写的字数 G：{_G_MIN}—{_G_MAX} 的整数（实验会分别写 G 个和 2G 个字）'),
+    filled=_count_cells('"B"', "20"),
 )
