@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from nlpbook import attention as ATT
-from nlpbook import cnn, cost, decoding, embedding, objectives, retrieval, rnn, tagging, word2vec
+from nlpbook import cnn, cost, decoding, embedding, metrics, objectives, retrieval, rnn, tagging, word2vec
 from nlpbook import examples as E
 from nlpbook import functional as F
 from nlpbook import linear as L
@@ -165,6 +165,9 @@ def test_chapter14_matches_cost():
     cmp = cost.kv_cache_comparison(1, 32, 8192, 32, 128, groups=8)
     assert (ex["32 个 Query head：MHA (GiB)"] * 2 ** 30, ex["GQA 8 组 (GiB)"] * 2 ** 30,
             ex["MQA (MiB)"] * 2 ** 20) == (cmp["MHA"], cmp["GQA"], cmp["MQA"])
+    assert ex["10 个 token、d=512 一层的运算次数"] == cost.transformer_layer_flops(10, 512) == 63_119_360
+    parts = cost.transformer_layer_flops(6 * 512, 512, breakdown=True)          # 长度恰为 6d 时两项相等
+    assert ex["n²d 项超过 nd² 项的长度（d=512）"] == 6 * 512 and parts["attention"] == parts["projections"] + parts["ffn"]
 
 
 def test_chapter15_matches_objectives():
@@ -176,6 +179,12 @@ def test_chapter15_matches_objectives():
     assert ex["100 个 token 选中几个"] == int((labels != objectives.IGNORE_INDEX).sum()) == 15
     sent = ["这部", "电影", "非常", "精彩"]
     assert (ex["因果输入"], ex["因果目标"]) == tuple(objectives.causal_lm_pair(sent, "<BOS>", "<EOS>"))
+    ids = np.arange(10, 136)
+    inputs, targets = objectives.span_corruption(ids, np.random.default_rng(0), sentinel_ids=np.arange(10))
+    n_sentinels = int(np.isin(targets, np.arange(10)).sum())
+    assert (ex["126 个 token 片段破坏几个"], ex["分成几段"]) == (targets.size - n_sentinels, n_sentinels - 1) == (19, 6)
+    assert (ex["T5 输入长度（保留的 + 每段一个哨兵）"], ex["T5 目标长度（被拿走的 + 哨兵 + 结束哨兵）"]) == (inputs.size,
+                                                                                         targets.size)
 
 
 def test_chapter16_matches_tagging():
@@ -190,10 +199,17 @@ def test_chapter16_matches_tagging():
         assert agree(ex[key], tagging.path_score(unary, trans, [tags.index(t) for t in path]))
     assert ex["逐位置独立选"] == [tags[i] for i in tagging.decode_independent(unary)]
     constrained = trans + tagging.allowed_transitions(tags)
-    best, _ = tagging.viterbi(unary, constrained)
-    assert ex["最高分路径"] == [tags[i] for i in best]
-    assert agree(ex["log Z（三条合法路径）"], tagging.forward_log_partition(unary, constrained))
-    assert agree(ex["P([B-ORG, I-ORG])"], math.exp(tagging.path_log_prob(unary, constrained, best)))
+    best, _ = tagging.viterbi(unary, trans)
+    assert ex["最高分路径（软 CRF、硬约束都是）"] == [tags[i] for i in best] == [tags[i] for i in tagging.viterbi(unary, constrained)[0]]
+    # 软 CRF：只有学到的转移分数，不合法的 [O, I-ORG] 也分到概率（第 16.3 节的 0.551）
+    assert agree(ex["软 CRF：log Z（四条路径）"], tagging.forward_log_partition(unary, trans))
+    assert agree(ex["软 CRF：P([B-ORG, I-ORG])"], math.exp(tagging.path_log_prob(unary, trans, best)))
+    assert agree(ex["软 CRF：P([O, I-ORG])"], math.exp(tagging.path_log_prob(unary, trans, [2, 1])))
+    assert round(ex["软 CRF：P([B-ORG, I-ORG])"], 3) == 0.551
+    # 硬约束：O → I-ORG 为 -inf，三条合法路径重新归一化（0.595）
+    assert agree(ex["硬约束：log Z（三条合法路径）"], tagging.forward_log_partition(unary, constrained))
+    assert agree(ex["硬约束：P([B-ORG, I-ORG])"], math.exp(tagging.path_log_prob(unary, constrained, best)))
+    assert round(ex["硬约束：P([B-ORG, I-ORG])"], 3) == 0.595
     gold = [["O"] * 980 + ["B-PER"] * 20]
     assert agree(ex["全判“其他”的 token 准确率"], tagging.token_accuracy(gold, [["O"] * 1000]))
     gold_spans = [[("X", i, i + 1)] for i in range(12)]
@@ -218,7 +234,18 @@ def test_chapter17_and_18_and_appendix_a():
     assert agree(ex["文档点积"], np.array(scores)[np.argsort(order)]) and ex["先返回第几篇（从 1 数）"] == order[0] + 1
     order, scores = retrieval.rank([1, 0], docs, metric="cosine")
     assert agree(ex["文档余弦"], np.array(scores)[np.argsort(order)])
+    assert agree(ex["recall@1"], retrieval.recall_at_k(ex["三个问题正确段落的名次"], 1))
+    assert agree(ex["recall@5"], retrieval.recall_at_k(ex["三个问题正确段落的名次"], 5))
+    assert agree(ex["MRR"], retrieval.mean_reciprocal_rank(ex["三个问题正确段落的名次"]))
     ex = E.chapter18()
+    y = [r.label for r in TOY_REVIEWS]
+    all_pos = [1] * len(y)
+    assert agree(ex["全判好评的准确率"], metrics.accuracy(y, all_pos))
+    assert agree(ex["混淆矩阵（行 = 真实 差评/好评，列 = 预测）"], metrics.confusion_matrix(y, all_pos, labels=[0, 1]))
+    per = metrics.per_class_prf(y, all_pos, labels=[0, 1])
+    for c, key in enumerate(("差评 P、R、F1", "好评 P、R、F1")):
+        assert agree(ex[key], [per["precision"][c], per["recall"][c], per["f1"][c]])
+    assert agree(ex["宏 F1"], metrics.macro_prf(y, all_pos, labels=[0, 1])["f1"])
     vectors = [[0, 1], [1, 0], [0, 0]]
     assert agree(ex["正确平均（除以 2）"], embedding.mean_pool(vectors, np.array([True, True, False])))
     assert agree(ex["错误平均（除以 3）"], embedding.mean_pool(vectors))

@@ -12,7 +12,7 @@ from fractions import Fraction
 from .common import BOS, EOS, NEG_INF, cosine, dot, mean, sigmoid, softmax
 
 __all__ = ["chapter11", "chapter12", "chapter13", "chapter14", "chapter15", "chapter16", "chapter17",
-           "chapter18", "appendix_a", "attend"]
+           "chapter18", "appendix_a", "attend", "layer_flops"]
 
 def chapter11() -> dict:
     """第 11 章：错开一位的训练对、贪心 / top-k / top-p、温度、困惑度。"""
@@ -81,7 +81,7 @@ def chapter13() -> dict:
 
 
 def chapter14() -> dict:
-    """第 14 章：数格子——n² 的表、注意力表与词向量表的字节数、KV cache（MHA/GQA/MQA）。"""
+    """第 14 章：数格子——n² 的表、注意力表与词向量表的字节数、KV cache（MHA/GQA/MQA）、一层的运算次数。"""
     MiB, GiB = 2 ** 20, 2 ** 30
 
     def kv(kv_heads):  # 2 × 序列数 × 层数 × token 数 × KV head 数 × 每头维数 × 字节数
@@ -95,11 +95,18 @@ def chapter14() -> dict:
             "词表翻倍的倍数": 2, "词表和维度都翻倍的倍数": (2 * 10_000) * (2 * 128) // emb,
             "KV cache 字节数": kv(8), "KV cache (GiB)": kv(8) // GiB,
             "32 个 Query head：MHA (GiB)": kv(32) // GiB, "GQA 8 组 (GiB)": kv(8) // GiB,
-            "MQA (MiB)": kv(1) // MiB}
+            "MQA (MiB)": kv(1) // MiB,
+            "10 个 token、d=512 一层的运算次数": layer_flops(10, 512), "n²d 项超过 nd² 项的长度（d=512）": 6 * 512}
+
+
+def layer_flops(n: int, d: int, ffn_mult: int = 4) -> int:
+    """一个 Transformer 层整段前向的运算次数（一次乘加记 2 次）：Q/K/V/输出投影 4·2nd²，
+    QKᵀ 与 权重×V 各 2n²d，FFN 两个矩阵 2·2·n·d·(ffn_mult·d)。"""
+    return 4 * 2 * n * d * d + 2 * 2 * n * n * d + 2 * 2 * n * d * (ffn_mult * d)
 
 
 def chapter15() -> dict:
-    """第 15 章：遮罩 15 % 与 80/10/10、错开一位的因果训练对、三种注意力遮罩能看到的格子。"""
+    """第 15 章：遮罩 15 % 与 80/10/10、错开一位的因果训练对、T5 片段破坏的个数、三种注意力遮罩能看到的格子。"""
     n_tokens = 100
     chosen = max(1, math.floor(0.15 * n_tokens + 0.5))
     sent = ["这部", "电影", "非常", "精彩"]
@@ -110,6 +117,12 @@ def chapter15() -> dict:
     out = {"100 个 token 选中几个": chosen, "其中换成 [MASK]（期望）": chosen * 0.8,
            "换成随机 token（期望）": chosen * 0.1, "保持不变（期望）": chosen * 0.1,
            "因果输入": [BOS] + sent, "因果目标": sent + [EOS]}
+    n_row = 126                                           # 一行 128 个位置去掉 [CLS]、[SEP]
+    noise = math.floor(n_row * 0.15 + 0.5)                # 破坏 15 %
+    spans = math.floor(noise / 3 + 0.5)                   # 平均每段 3 个
+    out.update({"126 个 token 片段破坏几个": noise, "分成几段": spans,
+                "T5 输入长度（保留的 + 每段一个哨兵）": n_row - noise + spans,
+                "T5 目标长度（被拿走的 + 哨兵 + 结束哨兵）": noise + spans + 1})
     for name, m in masks.items():
         out[f"{name} 遮罩"] = m
         out[f"{name} 可读格数"] = sum(map(sum, m))
@@ -117,7 +130,8 @@ def chapter15() -> dict:
 
 
 def chapter16() -> dict:
-    """第 16 章：BIO 标签、CRF 路径分数、独立选择与最优路径、前向算法的概率、实体级 P/R/F1。"""
+    """第 16 章：BIO 标签、CRF 路径分数、独立选择与最优路径、前向算法的概率（软 CRF 与加了硬约束的各算一次）、
+    实体级 P/R/F1。软 CRF 只靠学到的转移分数，不合法的 [O, I-ORG] 也分到概率；硬约束把它的分数设为 -∞。"""
     toks = ["小王", "在", "北京", "大学", "工作"]
     tags = ["B-PER", "O", "B-ORG", "I-ORG", "O"]
     spans, i = [], 0
@@ -135,22 +149,26 @@ def chapter16() -> dict:
 
     def score(path):
         return sum(u[t] for u, t in zip(unary, path)) + sum(trans.get(p, 0) for p in zip(path, path[1:]))
-    legal = [p for p in itertools.product(*unary) if p != ("O", "I-ORG")]  # O → I-ORG 不合 IOB2
-    best = max(legal, key=score)
-    log_z = math.log(sum(math.exp(score(p)) for p in legal))
+    paths = list(itertools.product(*unary))                               # 四条路径
+    legal = [p for p in paths if p != ("O", "I-ORG")]                      # 硬约束：O → I-ORG 不合 IOB2，分数为 -∞
+    best = max(paths, key=score)                                           # 软 CRF 与硬约束下都是它
+    log_z_soft = math.log(sum(math.exp(score(p)) for p in paths))
+    log_z_hard = math.log(sum(math.exp(score(p)) for p in legal))
     tp, n_pred, n_gold = 8, 10, 12
     p, r = Fraction(tp, n_pred), Fraction(tp, n_gold)
     return {"BIO 标签": tags, "实体片段": spans,
             "路径 [B-ORG, I-ORG]": score(("B-ORG", "I-ORG")), "路径 [B-ORG, O]": score(("B-ORG", "O")),
             "路径 [O, O]": score(("O", "O")), "违反 IOB2 的 [O, I-ORG]": score(("O", "I-ORG")),
-            "逐位置独立选": [max(u, key=u.get) for u in unary], "最高分路径": list(best),
-            "log Z（三条合法路径）": log_z, "P([B-ORG, I-ORG])": math.exp(score(best) - log_z),
+            "逐位置独立选": [max(u, key=u.get) for u in unary], "最高分路径（软 CRF、硬约束都是）": list(best),
+            "软 CRF：log Z（四条路径）": log_z_soft, "软 CRF：P([B-ORG, I-ORG])": math.exp(score(best) - log_z_soft),
+            "软 CRF：P([O, I-ORG])": math.exp(score(("O", "I-ORG")) - log_z_soft),
+            "硬约束：log Z（三条合法路径）": log_z_hard, "硬约束：P([B-ORG, I-ORG])": math.exp(score(best) - log_z_hard),
             "全判“其他”的 token 准确率": (1000 - 20) / 1000, "它找到的实体": 0,
             "正确 / 预测 / 标注的实体数": [tp, n_pred, n_gold], "精确率": p, "召回率": r, "F1": 2 * p * r / (p + r)}
 
 
 def chapter17() -> dict:
-    """第 17 章：只对回答算损失的遮罩、DPO 的玩具数、LoRA 的参数数、RAG 的点积打分。"""
+    """第 17 章：只对回答算损失的遮罩、DPO 的玩具数、LoRA 的参数数、RAG 的点积打分、recall@k 与 MRR。"""
     prompt = ["请", "判断", "下面", "影评", "的", "情感", "：", "电影", "很", "好看", "。"]
     answer = ["好评", "。", EOS]
 
@@ -159,6 +177,7 @@ def chapter17() -> dict:
     docs = [[0.9, 0.1], [0.1, 0.9]]
     q = [1, 0]
     dots = [dot(q, d) for d in docs]
+    ranks = [1, 3, 8]                                     # 17.4 节手算的例子
     return {"SFT 计损失的位置（1=回答）": [0] * len(prompt) + [1] * len(answer),
             "DPO 损失（策略=参考）": dpo(-10, -12, -10, -12),
             "DPO 损失（好 +2、差 −2，β=0.1）": dpo(-8, -14, -10, -12),
@@ -166,15 +185,30 @@ def chapter17() -> dict:
             "4096×4096 的参数": 4096 * 4096, "LoRA r=8 的参数": 4096 * 8 + 8 * 4096,
             "LoRA 占完整的比例": Fraction(4096 * 8 + 8 * 4096, 4096 * 4096), "α/r（α=16, r=8）": 16 / 8,
             "文档点积": dots, "先返回第几篇（从 1 数）": dots.index(max(dots)) + 1,
-            "文档余弦": [cosine(q, d) for d in docs]}
+            "文档余弦": [cosine(q, d) for d in docs],
+            "三个问题正确段落的名次": ranks, "recall@1": Fraction(sum(r <= 1 for r in ranks), len(ranks)),
+            "recall@5": Fraction(sum(r <= 5 for r in ranks), len(ranks)),
+            "MRR": sum(Fraction(1, r) for r in ranks) / len(ranks)}
 
 
 def chapter18() -> dict:
-    """第 18 章：带 <PAD> 的平均，分母用真实 token 数。"""
+    """第 18 章：“全判好评”的准确率、混淆矩阵、每类 P/R/F1 与宏 F1（分母为 0 记 0）；带 <PAD> 的平均用真实 token 数。"""
+    y_true = [1, 1, 0, 0, 0, 1]                          # 六条教学评论 A—F 的标签：1 = 好评
+    y_pred = [1] * 6                                     # 全判好评
+    cm = [[sum(t == a and p == b for t, p in zip(y_true, y_pred)) for b in (0, 1)] for a in (0, 1)]
+
+    def prf(c):                                          # 这一类的 (P, R, F1)，分母为 0 时记 0
+        tp, n_pred, n_true = cm[c][c], cm[0][c] + cm[1][c], sum(cm[c])
+        p = Fraction(tp, n_pred) if n_pred else Fraction(0)
+        r = Fraction(tp, n_true) if n_true else Fraction(0)
+        return [p, r, 2 * p * r / (p + r) if p + r else Fraction(0)]
     vectors = [[0, 1], [1, 0], [0, 0]]  # 电影、好看、<PAD>（零向量）
     real = [1, 1, 0]
     total = [sum(v[j] * m for v, m in zip(vectors, real)) for j in range(2)]
-    return {"正确平均（除以 2）": [t / sum(real) for t in total], "错误平均（除以 3）": mean(vectors)}
+    return {"全判好评的准确率": Fraction(cm[0][0] + cm[1][1], len(y_true)),
+            "混淆矩阵（行 = 真实 差评/好评，列 = 预测）": cm, "差评 P、R、F1": prf(0), "好评 P、R、F1": prf(1),
+            "宏 F1": (prf(0)[2] + prf(1)[2]) / 2,
+            "正确平均（除以 2）": [t / sum(real) for t in total], "错误平均（除以 3）": mean(vectors)}
 
 
 def appendix_a() -> dict:
