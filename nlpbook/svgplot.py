@@ -8,9 +8,12 @@ from __future__ import annotations
 import html
 import math
 
+import numpy as np
+
 from .palette import PALETTE  # Okabe–Ito，色盲友好（与 viz 共用）
 
-__all__ = ["line_chart", "scatter_chart", "bar_chart", "bar_layout", "fmt_number", "text_width", "PALETTE"]
+__all__ = ["line_chart", "scatter_chart", "place_labels", "bar_chart", "bar_layout", "fmt_number", "text_width",
+           "PALETTE"]
 
 
 def _ticks(lo: float, hi: float, n: int = 5) -> list[float]:
@@ -71,7 +74,7 @@ def text_width(s: str, size: float = 11) -> float:
 
 def line_chart(xs, series: dict, *, title: str = "", xlabel: str = "", ylabel: str = "",
                width: int = 460, height: int = 260, mark_x: float | None = None, mark_text: str = "",
-               mark_fmt=fmt_number, y_from_zero: bool = True) -> str:
+               mark_fmt=fmt_number, y_from_zero: bool = True, y_max: float | None = None) -> str:
     """几条折线的 SVG。series 为 {图例: y 值列表}，长度都等于 xs；非有限值（inf/NaN）被截断并标出。
 
     图例排在标题下方的一行（不压在曲线上）；左边距按最长的刻度文字留出，纵轴标题不会压住刻度。
@@ -79,6 +82,8 @@ def line_chart(xs, series: dict, *, title: str = "", xlabel: str = "", ylabel: s
     mark_text 写在虚线顶端（例如“所选 n = 2”）。刻度用千位分隔，不用科学计数法。
     y_from_zero=False：纵轴只覆盖数据的范围（小变化，如 0.693 → 0.627，不会被压扁）；
     这时纵轴标题后面自动加“（纵轴不从 0 开始）”，读者不会误读差距的大小。
+    y_max：有天然上限的量（比例最多 100%）给出上限，纵轴正好画到它，不再往上多留一格；
+    这时贴近上限的点，数值写在点的下方。
     """
     xs = [float(x) for x in xs]
     _check_series(xs, series, "xs")
@@ -93,12 +98,14 @@ def line_chart(xs, series: dict, *, title: str = "", xlabel: str = "", ylabel: s
         span = hi - lo if hi > lo else max(abs(hi), 1.0) * 0.1
         lo, hi = lo - 0.05 * span, hi + 0.05 * span
         ylabel = f"{ylabel}（纵轴不从 0 开始）" if ylabel else "纵轴不从 0 开始"
+    if y_max is not None:
+        hi = float(y_max)
     yticks = _ticks(lo, hi)
     if not y_from_zero and yticks and yticks[0] > lo:   # 底部也落在一个刻度上
         step = yticks[1] - yticks[0] if len(yticks) > 1 else (hi - lo)
         yticks.insert(0, round(yticks[0] - step, 10))
         lo = yticks[0]
-    if len(yticks) > 1:                           # 纵轴顶端取到最高点之上的刻度，上方留出写数字的空
+    if len(yticks) > 1 and y_max is None:         # 纵轴顶端取到最高点之上的刻度，上方留出写数字的空
         step = yticks[-1] - yticks[-2]
         while yticks[-1] < hi + 0.1 * (hi - lo):
             yticks.append(round(yticks[-1] + step, 10))
@@ -165,6 +172,8 @@ def line_chart(xs, series: dict, *, title: str = "", xlabel: str = "", ylabel: s
             out.append(f'<circle cx="{mx:.1f}" cy="{cy:.1f}" r="4" fill="{color}"/>')
             j = i + 1 if on_right else i - 1    # 标注那一侧的相邻点：曲线往上走就把数字放在点下方
             goes_up = 0 <= j < len(xs) and math.isfinite(float(ys[j])) and py(float(ys[j])) < cy - 1
+            if y_max is not None and cy - 7 < top + 10:   # 画到上限的纵轴：点上方放不下，就写在点下方
+                goes_up = True
             ty = cy + 15 if goes_up else cy - 7
             ty = min(max(ty, top + 10), top + ph - 2)
             while any(abs(ty - p) < 13 for p in placed):
@@ -176,11 +185,71 @@ def line_chart(xs, series: dict, *, title: str = "", xlabel: str = "", ylabel: s
     return "".join(out)
 
 
+def place_labels(anchors, sizes, start=None, *, obstacles=(), point_size: float = 6.0, bounds=None,
+                 gap: float = 2.0, rings=(3, 10, 18, 28, 40, 54, 70, 88, 108)):
+    """给散点图的每个标签找一个不压别人的位置：先试默认位置，不行就绕着自己的点一圈一圈往外找。
+
+    anchors：每个标签所属的点 (x, y)；sizes：标签框的宽高；start：默认的框中心（默认在点的正右方）。
+    单位随意（像素、磅都行），纵轴朝上朝下都行。标签框不能压住已放好的标签、任何一个点（当作边长 point_size
+    的小方块）、obstacles 里固定的框 [(中心, 宽高), …]，也不出 bounds=(x0, y0, x1, y1)；框与框之间至少隔 gap。
+    按给出的顺序逐个放（想让谁先挑位置，就把谁排在前面）。第 k 圈的候选框离点 rings[k]，每圈 16 个方向，
+    离默认方向近的先试。全都放不下时，取和别人重叠面积最小的候选。
+    返回 (中心列表, 每个标签是否离开了默认位置, 是否还有重叠)。算法确定：同样的输入，同样的位置。
+    例：两个挨着的点，标签都想放在正右方；后一个只好挪开：
+    place_labels([(0, 0), (0, 5)], [(20, 8), (20, 8)])[1] -> [False, True]
+    """
+    A = np.asarray(anchors, dtype=float).reshape(-1, 2)
+    S = np.asarray(sizes, dtype=float).reshape(-1, 2)
+    if len(A) != len(S):
+        raise ValueError(f"anchors 与 sizes 必须一样多，收到 {len(A)} 和 {len(S)}")
+    P0 = A + [1.0, 0.0] * (S / 2 + point_size / 2 + gap) if start is None else np.asarray(start, dtype=float).reshape(-1, 2)
+    angles = np.arange(16) * (np.pi / 8)
+    unit = np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    square = unit / np.abs(unit).max(axis=1, keepdims=True)       # 方向投到单位正方形的边上：框贴着点的那一侧
+    fixed = np.concatenate([A - point_size / 2, A + point_size / 2], axis=1)   # 框记作 (x0, y0, x1, y1)
+    if len(obstacles):
+        fixed = np.concatenate([fixed] + [np.r_[np.subtract(c, np.divide(sz, 2)), np.add(c, np.divide(sz, 2))][None]
+                                          for c, sz in obstacles])
+
+    def cost(C, half, others):
+        """每个候选框（中心 C）与 others 里各框的重叠面积之和；出界的记作无穷大。"""
+        lo, hi = C - half - gap, C + half + gap
+        ox = np.minimum(hi[:, None, 0], others[None, :, 2]) - np.maximum(lo[:, None, 0], others[None, :, 0])
+        oy = np.minimum(hi[:, None, 1], others[None, :, 3]) - np.maximum(lo[:, None, 1], others[None, :, 1])
+        area = (np.clip(ox, 0, None) * np.clip(oy, 0, None)).sum(axis=1)
+        if bounds is not None:
+            x0, y0, x1, y1 = bounds
+            outside = (C[:, 0] - half[0] < x0) | (C[:, 0] + half[0] > x1) | (C[:, 1] - half[1] < y0) | \
+                      (C[:, 1] + half[1] > y1)
+            area[outside] = np.inf
+        return area
+
+    placed = np.empty((0, 4))
+    centers, moved, overlapping = [], [], False
+    for i in range(len(A)):
+        half = S[i] / 2
+        others = np.concatenate([np.delete(fixed, i, axis=0), placed])
+        C = P0[i][None]
+        area = cost(C, half, others)
+        if area[0] > 0:                                              # 默认位置放不下，才绕着点一圈圈找
+            order = np.argsort(-(unit @ (P0[i] - A[i])), kind="stable")  # 离默认方向近的方向先试
+            C = np.concatenate([C] + [A[i] + unit[order] * r + square[order] * half for r in rings])
+            area = np.r_[area, cost(C[1:], half, others)]
+        free = np.flatnonzero(area == 0)
+        k = int(free[0]) if free.size else int(np.argmin(area))
+        overlapping |= not free.size
+        centers.append((float(C[k, 0]), float(C[k, 1])))
+        moved.append(k != 0)
+        placed = np.concatenate([placed, np.r_[C[k] - half, C[k] + half][None]])
+    return centers, moved, overlapping
+
+
 def scatter_chart(points, labels, *, highlight: dict | None = None, arrows=(), title: str = "",
                   width: int = 520, height: int = 380) -> str:
     """带文字标注的散点图 SVG：points 形状 (n, 2)，labels 为 n 个标签。
 
     highlight 为 {标签: 颜色}（被选中的词、近邻等）；arrows 为 [(起点标签, 终点标签, 颜色), ...]。
+    标签默认写在点的右上方；会压住别的标签、点或标题时，用 place_labels 换到附近的空地，并用细灰线连回它的点。
     """
     pts = [(float(x), float(y)) for x, y in points]
     labels = [str(s) for s in labels]
@@ -202,6 +271,17 @@ def scatter_chart(points, labels, *, highlight: dict | None = None, arrows=(), t
 
     e = html.escape
     pos = {lab: (px(x), py(y)) for lab, (x, y) in zip(labels, pts)}
+    # 标签框：文字的左下角在点的右上方 (x + 6, y − 4)，框的中心在基线上方 4 像素；被选中的词先挑位置
+    anchors = [pos[lab] for lab in labels]
+    sizes = [(text_width(lab, 12) * (1.08 if lab in highlight else 1.0), 14.0) for lab in labels]
+    start = [(x + 6 + w / 2, y - 8) for (x, y), (w, _) in zip(anchors, sizes)]
+    order = sorted(range(len(labels)), key=lambda i: labels[i] not in highlight)
+    title_box = [((width / 2, 10.0), (text_width(title, 13) + 8, 16.0))] if title else []
+    got, moved, _ = place_labels([anchors[i] for i in order], [sizes[i] for i in order], [start[i] for i in order],
+                                 obstacles=title_box, point_size=8.0, bounds=(0, 0, width, height), gap=1.0)
+    placed, far = [None] * len(labels), [False] * len(labels)
+    for i, c, m in zip(order, got, moved):
+        placed[i], far[i] = c, m
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" style="font-family:sans-serif;font-size:12px;max-width:100%;height:auto">',
            '<defs><marker id="arrowhead" markerWidth="8" markerHeight="6" refX="7" refY="3" orient="auto">'
@@ -212,13 +292,17 @@ def scatter_chart(points, labels, *, highlight: dict | None = None, arrows=(), t
             (xa, ya), (xb, yb) = pos[a], pos[b]
             out.append(f'<line x1="{xa:.1f}" y1="{ya:.1f}" x2="{xb:.1f}" y2="{yb:.1f}" stroke="{color}" '
                        f'stroke-width="1.5" marker-end="url(#arrowhead)"/>')
-    for lab in labels:
-        x, y = pos[lab]
+    for (x, y), (cx, cy), (w, h), m in zip(anchors, placed, sizes, far):
+        if m:                                            # 标签离开了默认位置：细灰线从点连到标签框最近的地方
+            lx, ly = min(max(x, cx - w / 2), cx + w / 2), min(max(y, cy - h / 2), cy + h / 2)
+            out.append(f'<line x1="{x:.1f}" y1="{y:.1f}" x2="{lx:.1f}" y2="{ly:.1f}" stroke="#aaa" stroke-width="0.8"/>')
+    for lab, (x, y), (cx, cy), (sx, sy) in zip(labels, anchors, placed, start):
+        dx, dy = cx - sx, cy - sy                        # 标签挪了多少（留在默认位置时是 0）
         on = lab in highlight
         color, r = highlight.get(lab, "#888"), 5 if on else 3
         weight = ' font-weight="bold"' if on else ""
         out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r}" fill="{color}"/>'
-                   f'<text x="{x + 6:.1f}" y="{y - 4:.1f}" fill="{"#000" if on else "#555"}"{weight}>'
+                   f'<text x="{x + 6 + dx:.1f}" y="{y - 4 + dy:.1f}" fill="{"#000" if on else "#555"}"{weight}>'
                    f'{e(lab)}</text>')
     out.append("</svg>")
     return "".join(out)

@@ -66,6 +66,13 @@ def test_ngram_panel_marks_n_on_both_curves():
     assert sum(int(w) for w in re.findall(r'<svg[^>]* width="(\d+)"', p.view.value)) + 8 <= 900
 
 
+def test_ngram_panel_share_axis_stops_at_100_percent():
+    from nlpbook.widgets.ngram_window import window_html
+    rate_svg = window_html(_ngram_stats(), 1).split("</svg>")[0]          # 第一张图：没见过的比例
+    ticks = [float(t) for t in re.findall(r'class="ytick"[^>]*>([0-9.]+)</text>', rate_svg)]
+    assert ticks and max(ticks) == 100
+
+
 def test_decay_panel_plain_numbers():
     from nlpbook.widgets.decay_slider import DecayPanel
     p = DecayPanel(decay=1.5, steps=30)

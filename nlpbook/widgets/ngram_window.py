@@ -23,7 +23,8 @@ def window_html(stats: list[dict], n: int, examples: dict | None = None) -> str:
     mark = f"所选 n = {n}"
     rate = line_chart(ns, {"留出文本中没见过的比例（%）": [100 * by_n[m]["unseen_rate"] for m in ns]},
                       title="窗口越长，越多组合从没见过", xlabel="n（窗口长度）", ylabel="没见过的比例（%）",
-                      width=440, height=240, mark_x=n, mark_text=mark, mark_fmt=lambda v: f"{v:.1f}%")
+                      width=440, height=240, mark_x=n, mark_text=mark, mark_fmt=lambda v: f"{v:.1f}%",
+                      y_max=100)                  # 比例最多 100%，纵轴不往上多画
     stored = line_chart(ns, {"训练集中不同 n-gram 的种数": [by_n[m]["stored"] for m in ns]},
                         title="窗口越长，要存的越多", xlabel="n（窗口长度）", ylabel="不同 n-gram 的种数",
                         width=440, height=240, mark_x=n, mark_text=mark, mark_fmt=lambda v: f"{fmt_number(v)} 种")
