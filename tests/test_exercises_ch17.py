@@ -155,3 +155,88 @@ def test_rank_rejects_a_whole_matrix_norm():
 
 def test_rank_rejects_returning_only_the_order():
     _fails(ex.q7, rank_order_only, "形状")
+
+
+# ---- q8：实验——记录里没有的 β ------------------------------------------------------------
+def _answer8(beta, reward, kl, prediction="A"):
+    return {"prediction": prediction, "setting": beta, "result": {"reward": reward, "kl": kl}}
+
+
+def _record8(beta):
+    return ex._dpo_record()["point"][beta]          # 记录里种子 0、50 步的 (奖励, KL)
+
+
+def _run8(source, beta):
+    """照 notebook 那样执行起始代码（只把 beta_8 换成 beta），返回它交上来的 answer_8。"""
+    ns = {"np": np, "ex": ex}
+    exec(source.replace("beta_8 = None", f"beta_8 = {beta!r}", 1), ns)
+    return ns["answer_8"]
+
+
+def test_dpo_experiment_setting_must_be_a_new_beta_inside_the_record():
+    for bad in ("0.5", True, float("nan"), [0.5]):
+        msg = _fails(ex.q8, _answer8(bad, 0.6, 2.0), "β 要是一个数")
+        assert "Traceback" not in msg
+    for bad in (0.05, 1, 1.5, 0.01):
+        _fails(ex.q8, _answer8(bad, 0.6, 2.0), "0.05 与 1 之间")
+    for recorded in (0.1, 0.3, 0.30000000001):
+        _fails(ex.q8, _answer8(recorded, 0.6, 2.0), "记录里已经有了")
+
+
+def test_dpo_experiment_band_lies_between_the_neighbours_with_their_sampling_error():
+    band = ex.q8.band(0.5)
+    (r03, k03), (r1, k1) = _record8(0.3), _record8(1.0)
+    se = ex._dpo_record()["se"]
+    assert band["kl"] == pytest.approx((k1 - se[0.3][1], k03 + se[0.3][1]))
+    assert band["reward"] == pytest.approx((r1 - se[0.3][0], r03 + se[0.3][0]))
+    assert 0.1 < se[0.3][1] < 0.5 and 0.01 < se[0.3][0] < 0.02          # 评测抽样误差：KL 零点几奈特，奖励约 0.015
+    assert ex.q8.band(0.07)["kl"][0] > ex.q8.band(0.5)["kl"][1]            # 两段区间互不重叠：β 真的起作用
+
+
+def test_dpo_experiment_rejects_results_of_another_experiment():
+    r01, k01 = _record8(0.1)
+    # β 没有换上（仍是 17.2 现场的 0.1，同样 50 步）：奖励、KL 都在范围之外
+    _fails(ex.q8, _answer8(0.5, r01, k01), "reward = 0.6557", "不在这个设置应有的范围", "dpo_reviews")
+    _fails(ex.q8, _answer8(0.5, 0.6, k01), "kl = 4.368", "[1.083, 3.158]")
+    # 照抄 17.2 现场那一格的 25 步结果（β = 0.1，种子 0）
+    _fails(ex.q8, _answer8(0.15, 0.588943, 1.493107), "reward = 0.5889")
+    _fails(ex.q8, _answer8(0.15, 0.64, 1.493107), "kl = 1.493")
+    # 没训练：参考模型自己（奖励 0.454，KL 0）
+    _fails(ex.q8, _answer8(0.5, 0.454488, 0.0), "reward = 0.4545")
+    # 交了胜率而不是奖励
+    _fails(ex.q8, _answer8(0.5, 0.776, 2.16), "reward = 0.776")
+    # 少交一个量
+    _fails(ex.q8, {"prediction": "A", "setting": 0.5, "result": 0.618}, "['kl', 'reward']")
+
+
+def test_dpo_experiment_outcome_names_the_option_that_really_happened():
+    (r03, k03), (r1, k1) = _record8(0.3), _record8(1.0)
+    mid_r, mid_k = (r03 + r1) / 2, (k03 + k1) / 2
+    cases = {"A": (mid_r, mid_k), "B": (r03 + 0.01, mid_k), "C": (mid_r, k03 + 0.1), "D": (mid_r, k1 - 0.1)}
+    for truth, (reward, kl) in cases.items():
+        assert ex.q8.outcome(0.5, {"reward": reward, "kl": kl}) == truth
+        for pred in "ABCD":
+            r = ex.q8.evaluate(_answer8(0.5, reward, kl, pred))
+            assert r.status == E.PASS and ex.q8.reasons[truth] in r.message
+            assert (f"你的预测 {pred} 对了" in r.message) == (pred == truth)
+    # 另一段区间（0.05 与 0.1 之间），本机实测 β = 0.07 的结果：KL 比两边都大
+    assert ex.q8.outcome(0.07, {"reward": 0.6537, "kl": 4.7815}) == "C"
+    assert ex.q8.outcome(0.08, {"reward": 0.6531, "kl": 4.3062}) == "D"
+    assert ex.q8.outcome(0.09, {"reward": 0.6573, "kl": 4.4169}) == "B"
+
+
+@pytest.mark.record
+def test_dpo_experiment_filled_answer_passes():
+    ns = {"np": np, "ex": ex}
+    exec(ex.q8.filled, ns)
+    r = ex.q8.evaluate(ns["answer_8"])
+    assert r.status == E.PASS, r.message
+
+
+@pytest.mark.record
+@pytest.mark.parametrize("beta", [0.07, 0.15])
+def test_dpo_experiment_band_holds_the_real_run_in_the_other_gaps(beta):
+    answer = _run8(ex.q8.stub, beta)
+    answer["prediction"] = "A"
+    r = ex.q8.evaluate(answer)
+    assert r.status == E.PASS, r.message

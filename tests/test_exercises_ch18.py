@@ -150,3 +150,92 @@ def test_macro_f1_rejects_leaving_out_a_class_that_never_occurs():
 
 def test_macro_f1_rejects_percentages():
     _fails(ex.q13, f1_percent, "第 1 个例子")
+
+
+# ---- q14：实验——一个新候选走一遍选择规则 ------------------------------------------------------
+def _answer14(lr, f1, lo, hi, prediction="A"):
+    return {"prediction": prediction, "setting": lr, "result": {"val_f1": f1, "lo": lo, "hi": hi}}
+
+
+def _run14(source, lr, *edits):
+    """照 notebook 那样执行起始代码（lr_14 换成 lr，再做 edits 里的文字替换），返回它交上来的 answer_14。"""
+    src = source.replace("lr_14 = None", f"lr_14 = {lr!r}", 1)
+    for old, new in edits:
+        assert old in src, old
+        src = src.replace(old, new)
+    ns = {"np": np, "ex": ex}
+    exec(src, ns)
+    return ns["answer_14"]
+
+
+def test_selection_experiment_setting_must_be_a_new_learning_rate_inside_the_grid():
+    for bad in ("0.1", True, float("inf"), (0.1,)):
+        _fails(ex.q14, _answer14(bad, 0.85, -0.004, 0.01), "学习率要是一个数")
+    for bad in (0.05, 0.5, 1, 0.01):
+        _fails(ex.q14, _answer14(bad, 0.85, -0.004, 0.01), "0.05 与 0.5 之间")
+    _fails(ex.q14, _answer14(0.2, 0.85, -0.004, 0.01), "记录里已经有了")
+
+
+def test_selection_experiment_band_comes_from_the_record():
+    rec = ex._selection_record()
+    assert rec["lrs"] == (0.05, 0.2, 0.5) and rec["top_lr"] == 0.2 and round(rec["top"], 3) == 0.847
+    band = ex.q14.band(0.1)
+    assert band["val_f1"] == pytest.approx((rec["f1"][0.05] - 0.008, rec["f1"][0.2] + 0.008))
+    assert band["lo"][0] < band["val_f1"][0] - rec["top"] < band["hi"][0]
+    assert band["lo"][1] < band["val_f1"][1] - rec["top"] < band["hi"][1]
+    assert ex.q14.band(0.3)["val_f1"][0] == pytest.approx(rec["f1"][0.5] - 0.008)
+
+
+def test_selection_experiment_rejects_numbers_from_another_experiment():
+    rec = ex._selection_record()
+    # 把记录里学习率 0.5 的均值当成 0.1 的交上来
+    _fails(ex.q14, _answer14(0.1, rec["f1"][0.5], -0.02, -0.008), "val_f1 = 0.8302", "[0.8358, 0.8553]")
+    # 交了训练集上的分数
+    _fails(ex.q14, _answer14(0.1, 0.96, 0.1, 0.12), "val_f1 = 0.96")
+    # 区间不像是和选中者比出来的（与多数类基线比：差 +0.5）
+    _fails(ex.q14, _answer14(0.1, 0.85, 0.49, 0.52), "lo = 0.49")
+    _fails(ex.q14, {"prediction": "A", "setting": 0.1, "result": 0.85}, "['hi', 'lo', 'val_f1']")
+
+
+def test_selection_experiment_outcome_follows_the_written_rule():
+    top = ex._selection_record()["top"]
+    cases = {"A": (top + 0.003, -0.004, 0.010),        # 均值更高：成了新的最高者（区间含 0 也照样选它）
+             "B": (top - 0.005, -0.011, 0.001),        # 分不开、下端不低于 −0.02：一样好，但同样简单，不换
+             "C": (top - 0.012, -0.018, -0.005)}       # 分得开，更低
+    for truth, (f1, lo, hi) in cases.items():
+        assert ex.q14.outcome(0.3, {"val_f1": f1, "lo": lo, "hi": hi}) == truth
+        for pred in "ABC":
+            r = ex.q14.evaluate(_answer14(0.3, f1, lo, hi, pred))
+            assert r.status == E.PASS and ex.q14.reasons[truth] in r.message
+            assert (f"你的预测 {pred} 对了" in r.message) == (pred == truth)
+    # 含 0 但下端低于 −0.02：“还说不清”，不算一样好
+    assert ex.q14.outcome(0.45, {"val_f1": top - 0.004, "lo": -0.021, "hi": 0.013}) == "C"
+    assert ex.q14.outcome(0.45, {"val_f1": top - 0.004, "lo": -0.02, "hi": 0.012}) == "B"
+
+
+@pytest.mark.record
+def test_selection_experiment_filled_answer_passes_and_is_chosen():
+    ns = {"np": np, "ex": ex}
+    exec(ex.q14.filled, ns)
+    r = ex.q14.evaluate(ns["answer_14"])
+    assert r.status == E.PASS, r.message
+    assert ex.q14.outcome(0.1, ns["answer_14"]["result"]) == "A"
+
+
+@pytest.mark.record
+@pytest.mark.parametrize("lr, truth", [(0.3, None), (0.4, "C")])
+def test_selection_experiment_band_holds_the_real_run(lr, truth):
+    answer = _run14(ex.q14.stub, lr)
+    answer["prediction"] = "C"
+    r = ex.q14.evaluate(answer)
+    assert r.status == E.PASS, r.message
+    if truth:
+        assert ex.q14.outcome(lr, answer["result"]) == truth
+
+
+@pytest.mark.record
+@pytest.mark.parametrize("lr, needle", [(0.1, "val_f1 = 0.786"), (0.3, "val_f1 = 0.8122")])
+def test_selection_experiment_rejects_a_run_that_forgot_the_idf(lr, needle):
+    answer = _run14(ex.q14.stub, lr, ("weights=idf_table", "weights=None"))      # 没乘 IDF：其实训练的是词袋
+    answer["prediction"] = "A"
+    _fails(ex.q14, answer, needle, "不在这个设置应有的范围")

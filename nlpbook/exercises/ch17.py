@@ -7,9 +7,11 @@ q4 实现：my_sft_loss(logits, targets, prompt_len)——只对回答部分求�
 q5 实现：my_dpo_loss(logp_chosen, logp_rejected, ref_chosen, ref_rejected, beta)
 q6 实现：my_lora_forward(x, W0, A, B, alpha)——(W0 + (α/r)·BA) x
 q7 实现：my_rank(query_vec, doc_matrix, metric)——按点积或余弦给文档排序
+q8 实验：换一个记录里没有的 β 做 50 步 DPO，看它落在“奖励—KL”平面上相邻两个 β 之间的哪里
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -17,10 +19,12 @@ import numpy as np
 from ..cost import lora_scale
 from ..objectives import dpo_loss, masked_cross_entropy, sft_loss_mask
 from ..retrieval import rank
+from .compare import describe
+from .experiments import ExperimentExercise, as_number
 from .functions import Case, FunctionExercise, Mistake
 from .kinds import ChoiceExercise, NumberExercise
 
-__all__ = ["q1", "q2", "q3", "q4", "q5", "q6", "q7", "SFT_TARGETS", "SFT_PROMPT_LEN"]
+__all__ = ["q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8", "SFT_TARGETS", "SFT_PROMPT_LEN"]
 
 q1 = ChoiceExercise(
     "17.1", "把一份新课程文档放进上下文交给模型，它的权重一定被改过了吗？",
@@ -46,7 +50,7 @@ q2 = NumberExercise(
            "α 出现在哪里？它只在 W0 + (α/r)·BA 的系数里。"],
     answer="完整 768×768 = 589,824；LoRA 768×4 + 4×768 = 6,144，完整的是它的 96 倍；α 改成 8 只把 α/r 从 1 变成 2，"
            "参数仍是 6,144。答案 (6144, 96, 6144)。",
-    stub="answer_2 = None   # 填 (新增参数个数, 完整更新是它的几倍, α 改成 8 后的新增参数个数)",
+    stub="answer_2 = None   # 填三个整数：(新增参数个数, 完整更新是它的几倍, α 改成 8 后的新增参数个数)",
     filled="answer_2 = (6144, 96, 6144)",
 )
 
@@ -208,7 +212,8 @@ q5 = FunctionExercise(
     """前四个参数都是整条回答的对数概率（一个 <= 0 的数）：
     logp_chosen / logp_rejected：训练中的模型给好回答 A / 差回答 B；
     ref_chosen / ref_rejected：冻结的参考模型给 A / B。beta：正数。
-    返回一个数：DPO 损失 −ln σ(β[(logp_chosen − ref_chosen) − (logp_rejected − ref_rejected)])。"""
+    返回一个数：DPO 损失 −ln σ(β[(logp_chosen − ref_chosen) − (logp_rejected − ref_rejected)])。
+    括号里的差很大（如 ±1000）时结果也必须是有限的数（不能是 inf 或 NaN）。"""
     raise NotImplementedError  # 把这一行换成你的实现
 ''',
     answer='''def my_dpo_loss(logp_chosen, logp_rejected, ref_chosen, ref_rejected, beta):
@@ -398,4 +403,141 @@ q7 = FunctionExercise(
     hints=["先算每篇文档的分数：D @ q 就是所有点积。",
            "余弦 = 点积 / (|d| · |q|)；|d| 为 0 的文档直接记 0（np.divide 的 where 参数）。",
            "排序用 np.argsort(-scores, kind='stable')：从高到低，同分时编号小的在前。"],
+)
+
+
+# ---- q8：实验——记录里没有的 β ---------------------------------------------------------
+# 记录 dpo_reviews 在 25、50、100 步都量过；练习跑 50 步：25 步时相邻 β 的差别还淹没在评测的抽样误差里，
+# 100 步又超出单核半分钟的预算。种子固定为 0（和 17.2 现场那一格一样），所以范围用记录里种子 0 的值。
+DPO_STEPS, DPO_SEED = 50, 0
+
+
+@functools.lru_cache(maxsize=1)
+def _dpo_record() -> dict:
+    """记录里每个 β 在种子 0、DPO_STEPS 步时的 (奖励, KL)，以及评测抽样的标准误 (奖励, KL)。
+
+    标准误由记录里逐条的结果算（最后一步、种子 0 的 192 个留出提示：标准差 / √192）；那是 100 步时的，
+    KL 比 50 步时大，所以这个误差偏大一些，只会让范围更宽。"""
+    from ..spread import load_record, record_path
+    rec = load_record(record_path("dpo_reviews"))
+    s, res = rec["settings"], rec["results"]
+    i = list(rec["seeds"]).index(DPO_SEED)
+    point, se = {}, {}
+    for b in s["betas"]:
+        r = res[f"beta={b:g}"]
+        point[b] = (r[f"reward@{DPO_STEPS}"].values[i], r[f"kl@{DPO_STEPS}"].values[i])
+        rows = s["items"][f"beta={b:g}"]
+        se[b] = tuple(float(np.std(rows[k][i], ddof=1) / math.sqrt(len(rows[k][i]))) for k in ("reward", "kl"))
+    return {"betas": tuple(sorted(s["betas"])), "point": point, "se": se}
+
+
+def _beta_neighbours(beta: float) -> tuple:
+    betas = _dpo_record()["betas"]
+    return max(b for b in betas if b < beta), min(b for b in betas if b > beta)
+
+
+def _validate_beta(beta):
+    b = as_number(beta)
+    if b is None or not math.isfinite(b):
+        return f"β 要是一个数（如 0.5），收到 {describe(beta)}。"
+    betas = _dpo_record()["betas"]
+    listed = "、".join(f"{v:g}" for v in betas)
+    if not betas[0] < b < betas[-1]:
+        return (f"β 要在 {betas[0]:g} 与 {betas[-1]:g} 之间（不含两端），收到 {b:g}：范围由两边相邻的记录值推出，"
+                "记录之外没有依据。")
+    if any(math.isclose(b, v, rel_tol=1e-9) for v in betas):
+        return f"β = {b:g} 记录里已经有了（记录有 {listed}）；换一个记录里没有的值，如 0.5。"
+    return None
+
+
+def _beta_band(beta) -> dict:
+    rec = _dpo_record()
+    near = _beta_neighbours(float(beta))
+    out = {}
+    for j, name in enumerate(("reward", "kl")):
+        vals = [rec["point"][b][j] for b in near]
+        pad = max(rec["se"][b][j] for b in near)
+        out[name] = (min(vals) - pad, max(vals) + pad)
+    return out
+
+
+def _beta_outcome(beta, result) -> str:
+    rec = _dpo_record()
+    near = [rec["point"][b] for b in _beta_neighbours(float(beta))]
+    reward, kl = float(result["reward"]), float(result["kl"])
+    if kl > max(p[1] for p in near):
+        return "C"
+    if kl < min(p[1] for p in near):
+        return "D"
+    return "A" if min(p[0] for p in near) <= reward <= max(p[0] for p in near) else "B"
+
+
+_DPO_RUN = """    from nlpbook import tuning as TU
+    from nlpbook.datasets import load_reviews
+    from nlpbook.spread import load_record, record_path
+    from nlpbook.tiny_transformer import load_pretrained
+    dpo_rec = load_record(record_path("dpo_reviews"))            # 17.2 的记录：设置与现场那一格相同
+    D = dpo_rec["settings"]
+    lm = load_pretrained()
+    review_splits = load_reviews(tokenize=False)                 # 评委只看字，用不着分词
+    judge = TU.fit_judge(review_splits["train"], chars=D["judge_chars"], epochs=D["judge_epochs"], lr=D["judge_lr"])
+    reward_fn = lambda P, C: judge.reward(TU.continuation_texts(lm.decode, P, C))
+    train_prompts, eval_prompts = (
+        TU.review_prompts(lm.encode, review_splits[split], D[n], D["prompt_chars"], D[seed], D["min_chars"])
+        for split, n, seed in (("train", "n_train_prompts", "train_prompt_seed"),
+                               ("validation", "n_eval", "eval_prompt_seed")))
+    chosen, rejected, _ = TU.preference_pairs(lm.params, train_prompts, D["n_new"], reward_fn, seed=0,
+                                              min_gap=D["min_gap"])
+    dpo_eval = lambda P: TU.evaluate_policy(P, lm.params, eval_prompts, D["n_new"], reward_fn, seed=D["eval_seed"])
+    _, hist = TU.train_dpo(lm.params, chosen, rejected, beta=beta_8, steps=50, batch_size=D["batch_size"],
+                           lr=D["lr"], seed=0, clip=D["clip"], eval_at=[50], eval_fn=dpo_eval, progress=True)
+    result_8 = {"reward": hist[-1]["reward"], "kl": hist[-1]["kl"]}
+    print(f"你的 β = {beta_8:g}（种子 0，50 步）：奖励 {result_8['reward']:.3f}，KL {result_8['kl']:.2f} 奈特")
+    for b in (max(b for b in D["betas"] if b < beta_8), min(b for b in D["betas"] if b > beta_8)):
+        r = dpo_rec["results"][f"beta={b:g}"]
+        print(f"记录里相邻的 β = {b:g}（种子 0，50 步）：奖励 {r['reward@50'].values[0]:.3f}，"
+              f"KL {r['kl@50'].values[0]:.2f} 奈特")
+"""
+
+_DPO_STUB_HEAD = (
+    'prediction_8 = None   # 先预测，跑之前填好："A" KL 和奖励都在相邻两个 β 之间；"B" KL 在两者之间、奖励不在；'
+    '"C" KL 比两者都大；"D" KL 比两者都小\n'
+    "beta_8 = None         # 你要试的 β：0.05 与 1 之间、记录里没有的数（记录有 0.05、0.1、0.3、1），如 0.5\n"
+    "result_8 = None\n"
+    "if beta_8 is not None:   # 单核约 20 秒：采偏好对、训练 50 步、在留出提示上评测\n")
+_DPO_FILLED_HEAD = 'prediction_8 = "A"\nbeta_8 = 0.5\nresult_8 = None\nif beta_8 is not None:\n'
+_DPO_TAIL = 'answer_8 = {"prediction": prediction_8, "setting": beta_8, "result": result_8}\n'
+
+q8 = ExperimentExercise(
+    "17.8", "换一个记录里没有的 β 做一次 DPO，它落在“奖励—KL”平面上的什么位置？",
+    options={"A": "KL 和奖励都落在相邻两个记录 β 的值之间",
+             "B": "KL 落在两者之间，奖励却比两者都高或都低",
+             "C": "KL 比相邻两个 β 的都大",
+             "D": "KL 比相邻两个 β 的都小"},
+    outcome=_beta_outcome,
+    reasons={"A": "β 是偏离参考模型的“价格”：同一批偏好对、同样的小批量顺序下，β 越大，σ(β × 差距) 越早饱和、"
+                  "梯度越早变小，50 步里离参考模型越近。β 夹在两个记录值之间，KL 也就夹在它们的 KL 之间；"
+                  "奖励跟着 KL 走（图 17.2 那条很快变平的曲线），也落在两者之间。",
+             "B": "KL 的先后由 β 决定，奖励却是 192 个留出提示上各采一条续写、由评委打分的平均，"
+                  "评测抽样误差约 0.014；相邻两个 β 的奖励本来只差零点零几，有时比这个误差还小，"
+                  "所以落到两者之外并不奇怪，也不说明你的 β 更好或更差。",
+             "C": "相邻两个记录 β 的 KL 很接近时（0.05 与 0.1 在 50 步时只差约 0.34 奈特），"
+                  "KL 的采样估计误差（记录里约 0.3—0.4 奈特）盖过了 β 的作用：β 稍一变，就有几条续写采出不同的字，"
+                  "平均值跟着跳。KL 比两边都大，不说明 β 失效，只说明一个种子、50 步分辨不出这么小的差别。",
+             "D": "相邻两个记录 β 的 KL 很接近时（0.05 与 0.1 在 50 步时只差约 0.34 奈特），"
+                  "KL 的采样估计误差（记录里约 0.3—0.4 奈特）盖过了 β 的作用：β 稍一变，就有几条续写采出不同的字，"
+                  "平均值跟着跳。KL 比两边都小，不说明 β 的作用反了，只说明一个种子、50 步分辨不出这么小的差别。"},
+    validate=_validate_beta,
+    band=_beta_band,
+    basis="记录 dpo_reviews 里与它相邻的两个 β 在种子 0、训练 50 步时的奖励和 KL 之间，两边各放宽一个评测抽样"
+          "标准误（由记录里这两个 β 逐条的结果算出：奖励约 0.014，KL 约 0.1—0.4 奈特）",
+    hints=["只改 beta_8：其余照抄 17.2 现场那一格（种子 0），只是训练 50 步——记录里有这一步的值。",
+           "先看图 17.2 下面打印的各 β 在 50 步时的 (KL, 奖励)：你的 β 夹在哪两个之间？β 越大，KL 越大还是越小？",
+           "相邻两个 β 的 KL 差得比 KL 的抽样误差（约 0.3 奈特）还小时，结果的先后可能颠倒。"],
+    answer="以 β = 0.5 为例（种子 0，50 步）：奖励约 0.618、KL 约 2.16 奈特，落在 β = 0.3（0.627、2.96）"
+           "与 β = 1（0.578、1.28）之间——β 越大离参考模型越近，奖励也少拿一点，点落在两个记录点之间的前沿上。"
+           "换到 0.05 与 0.1 之间（如 0.06、0.08），两个记录点的 KL 只差 0.34 奈特，比 KL 的抽样误差还小，"
+           "结果常常落在两者之外：一个种子、50 步分辨不出这么近的两个 β。",
+    stub=_DPO_STUB_HEAD + _DPO_RUN + _DPO_TAIL,
+    filled=_DPO_FILLED_HEAD + _DPO_RUN + _DPO_TAIL,
 )

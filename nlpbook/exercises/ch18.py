@@ -13,9 +13,11 @@ q10 选择：看过测试集再调阈值，新分数还算测试集结果吗
 q11 实现：my_masked_mean(vectors, mask)——带 padding 的平均（第 18.3 节）
 q12 实现：my_confusion_matrix(y_true, y_pred, labels)
 q13 实现：my_macro_f1(y_true, y_pred, labels)——分母为零时记 0
+q14 实验：给 TF-IDF 逻辑回归换一个记录里没有的学习率，训练 3 个种子，按本章的选择规则判断它会不会被选中
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -30,10 +32,12 @@ from ..rnn import toy_record
 from ..tagging import entity_prf, tags_to_spans
 from ..text import Vocab, bag_of_words
 from ..word2vec import cbow_forward
+from .compare import describe
+from .experiments import ExperimentExercise, as_number
 from .functions import Case, FunctionExercise, Mistake
 from .kinds import ChoiceExercise, ExplainExercise, NumberExercise
 
-__all__ = [f"q{i}" for i in range(1, 14)] + ["Q_ABC", "V_ABC"]
+__all__ = [f"q{i}" for i in range(1, 15)] + ["Q_ABC", "V_ABC"]
 
 # 第 13.3 节的 A、B、C：Q = K = X，V 把第二维乘 2
 Q_ABC = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
@@ -47,7 +51,7 @@ q1 = NumberExercise(
            ([1, 1, 1, 0, 0, 0, 0], "列的顺序由词表决定，不是按词在句子里出现的顺序往前填。")],
     hints=["七列依次是 电影、剧情、好看、精彩、难看、无聊、不。", "每一列写这个词在句子里出现了几次。"],
     answer="[1, 0, 1, 0, 0, 0, 1]：电影、好看、不各出现一次。",
-    stub="answer_1 = None   # 例如 [0, 0, 0, 0, 0, 0, 0]",
+    stub="answer_1 = None   # 保留三位小数即可，例如 [0, 0, 0, 0, 0, 0, 0]",
     filled="answer_1 = [1, 0, 1, 0, 0, 0, 1]",
 )
 
@@ -60,7 +64,7 @@ q2 = NumberExercise(
            ((0.1, 0.5), "w 已经变了，好评概率要用新的 w 重新算 σ(w × x)。")],
     hints=["先算 p = σ(0) = 0.5，梯度 (p − y)·x。", "w 新 = 0 − 0.2 × 梯度；再算 σ(w 新 × 1)。"],
     answer="p = σ(0) = 0.5，梯度 (0.5 − 1) × 1 = −0.5，w = 0 − 0.2 × (−0.5) = 0.1，σ(0.1) ≈ 0.525：(0.1, 0.525)。",
-    stub="answer_2 = None   # 例如 (0.0, 0.5)",
+    stub="answer_2 = None   # 保留三位小数即可，例如 (0.0, 0.5)",
     filled="answer_2 = (0.1, 0.525)",
 )
 
@@ -72,7 +76,7 @@ q3 = NumberExercise(
            ((1.0, 1.0, 1.125, 0.75), "0.5 只乘旧记录：新记录 = 旧记录 × 0.5 + 当前词特征，当前词不打折。")],
     hints=["平均值：(1 + 0 + 2) / 3，与顺序无关。", "“猫 追 狗”：0 → 0×0.5+1 = 1 → 1×0.5+0 = 0.5 → 0.5×0.5+2。"],
     answer="平均都是 1；记录 1 → 0.5 → 2.25 和 2 → 1 → 1.5：(1.0, 1.0, 2.25, 1.5)。",
-    stub="answer_3 = None   # 例如 (0.0, 0.0, 0.0, 0.0)",
+    stub="answer_3 = None   # 保留三位小数即可，例如 (0.0, 0.0, 0.0, 0.0)",
     filled="answer_3 = (1.0, 1.0, 2.25, 1.5)",
 )
 
@@ -84,7 +88,7 @@ q4 = NumberExercise(
            (np.exp([4, 0, 2]) / np.exp([4, 0, 2]).sum(), "上下文向量要取平均 [0.5, 0.5]，不是相加 [1, 1]。")],
     hints=["先把两个上下文向量平均。", "与每个候选的点积得到分数 [2, 0, 1]，再 softmax。"],
     answer="平均 [0.5, 0.5]；分数 [2, 0, 1]；softmax ≈ [0.665, 0.090, 0.245]。",
-    stub="answer_4 = None   # 例如 [0.333, 0.333, 0.333]",
+    stub="answer_4 = None   # 保留三位小数即可，例如 [0.333, 0.333, 0.333]",
     filled="answer_4 = [0.665, 0.090, 0.245]",
 )
 
@@ -97,7 +101,7 @@ q5 = NumberExercise(
            ((_st["weights"][0], _st["weights"][0] @ Q_ABC), "权重算对了，但加权求和要用 V，不是 K。")],
     hints=["A 的 Q 与三个 K 的点积是 [1, 0, 1]。", "除以 √2、softmax，再用权重把三个 V 加起来。"],
     answer="点积 [1, 0, 1] → 缩放 [0.707, 0, 0.707] → 权重 [0.401, 0.198, 0.401] → 新表示 [0.802, 1.198]。",
-    stub="answer_5 = None   # 例如 ([0.333, 0.333, 0.333], [0.0, 0.0])",
+    stub="answer_5 = None   # 保留三位小数即可，例如 ([0.333, 0.333, 0.333], [0.0, 0.0])",
     filled="answer_5 = ([0.401, 0.198, 0.401], [0.802, 1.198])",
 )
 
@@ -111,7 +115,7 @@ q6 = NumberExercise(
             "遮罩对了，但分数忘了除以 √2。")],
     hints=["第一行 A 只能读自己：权重 [1, 0, 0]。", "第 i 行只在前 i + 1 个位置上做 softmax（分数先除以 √2），其余为 0。"],
     answer="[[1, 0, 0], [0.330, 0.670, 0], [0.248, 0.248, 0.503]]：对角线右上方全是 0。",
-    stub="answer_6 = None   # 例如 [[1, 0, 0], [0, 1, 0], [0, 0, 1]]",
+    stub="answer_6 = None   # 保留三位小数即可，例如 [[1, 0, 0], [0, 1, 0], [0, 0, 1]]",
     filled="answer_6 = [[1, 0, 0], [0.330, 0.670, 0], [0.248, 0.248, 0.503]]",
 )
 
@@ -124,7 +128,7 @@ q7 = NumberExercise(
             "top-p 要一直累加到至少 0.8：0.6 还不够，加上“音乐”到 0.9 才停。")],
     hints=["贪心选概率最大的词。", "top-k、top-p 都是先决定留下哪些词，再把留下的概率除以它们的和。"],
     answer="贪心“电影”；top-k 留电影、音乐 → [2/3, 1/3, 0]；top-p 累加 0.6、0.9 才到 0.8 → 也是 [2/3, 1/3, 0]。",
-    stub='answer_7 = None   # 例如 ("香蕉", [1, 0, 0], [1, 0, 0])',
+    stub='answer_7 = None   # 概率保留三位小数即可，例如 ("香蕉", [1, 0, 0], [1, 0, 0])',
     filled='answer_7 = ("电影", [0.667, 0.333, 0], [0.667, 0.333, 0])',
 )
 
@@ -139,7 +143,7 @@ q8 = NumberExercise(
     hints=["先列出两边的实体：标注 {小王 PER，北京大学 ORG}，预测 {小王 PER，北京 ORG}。",
            "P = 对的 / 预测的个数，R = 对的 / 标注的个数。"],
     answer="对 1 个、预测 2 个、标注 2 个：P = R = F1 = 0.5。",
-    stub="answer_8 = None   # 例如 (1.0, 1.0, 1.0)",
+    stub="answer_8 = None   # 保留三位小数即可，例如 (1.0, 1.0, 1.0)",
     filled="answer_8 = (0.5, 0.5, 0.5)",
 )
 
@@ -148,7 +152,7 @@ q9 = ExplainExercise(
     "18.9", "把训练集、验证集、测试集合在一起建词表和 IDF，理由是“反正没用标签”，问题在哪里？",
     hints=["词表和 IDF 是不是也从数据里“学”出来的？"],
     answer="词表和 IDF 也是从数据里学来的统计量：用了验证集和测试集，模型就提前知道了哪些词会在“没见过的数据”里"
-           "出现、出现得多频繁，分数会比真实部署时乐观。本章有几千个词只在验证集或测试集出现过，按训练集建表时它们"
+           "出现、出现得多频繁，分数会比真实部署时乐观。本章有 4940 个词只在验证集或测试集出现过，按训练集建表时它们"
            "都是 <UNK>，这才和真实使用时遇到新词的情况一致。不用标签并不等于不泄漏信息。",
 )
 
@@ -407,4 +411,138 @@ q13 = FunctionExercise(
     hints=["对每个类别 c 数三样：判对的 tp、判成 c 的个数、真实是 c 的个数。",
            "P = tp / 判成 c 的个数，R = tp / 真实是 c 的个数；分母为 0 就记 0。",
            "F1 的分母 P + R 也可能是 0，同样记 0。最后对所有类别的 F1 求简单平均。"],
+)
+
+
+# ---- q14：实验——一个新候选走一遍选择规则 ------------------------------------------------------
+_FAMILY = "TF-IDF 逻辑回归"          # 本章选中的那一族：练习只换它的起始学习率
+F1_SLACK = 0.008                      # 网格点之间 3 个种子的均值可能比两端都高（实测最多约 0.004），放宽两倍
+SAME_MARGIN = 0.02                    # 本章规则里“实际上一样”的最大差距
+
+
+@functools.lru_cache(maxsize=1)
+def _selection_record() -> dict:
+    """记录 experiments_reviews 里这一族的学习率与验证宏 F1 均值、均值最高的候选（规则选中的那个）的均值，
+    以及这一族每个候选对它的差的区间半宽（compare：3 个种子 × 验证评论，样本配对）。"""
+    from ..compare import binary_counts, compare, macro_f1_from_counts, unpack_rows
+    from ..datasets import load_reviews
+    from ..spread import load_record, record_path
+    rec = load_record(record_path("experiments_reviews"))
+    s, res = rec["settings"], rec["results"]
+    key = lambda m, setting: f"{m} / {setting}"  # noqa: E731
+    top = max((key(m, setting) for m, setting, _ in s["grid"]), key=lambda k: res[k]["val_f1"].mean)
+    family = {lr: key(m, setting) for m, setting, lr in s["grid"] if m == _FAMILY}
+    if not top.startswith(_FAMILY):
+        raise RuntimeError(f"记录里均值最高的是 {top}，不是 {_FAMILY}：这道题的说法要跟着改")
+    y_val = np.array([r.label for r in load_reviews(tokenize=False)["validation"]])
+    counts = {k: binary_counts(y_val, unpack_rows(res[k]["val_pred"], len(y_val))) for k in family.values()}
+    half = [(c.hi - c.lo) / 2 for c in (compare(counts[k], counts[top], stat=macro_f1_from_counts)
+                                        for k in family.values())]
+    return {"lrs": tuple(sorted(family)), "f1": {lr: res[k]["val_f1"].mean for lr, k in family.items()},
+            "top": res[top]["val_f1"].mean, "top_lr": next(lr for lr, k in family.items() if k == top),
+            "half": (min(half), max(half))}
+
+
+def _lr_neighbours(lr: float) -> tuple:
+    lrs = _selection_record()["lrs"]
+    return max(v for v in lrs if v < lr), min(v for v in lrs if v > lr)
+
+
+def _validate_lr(lr):
+    x = as_number(lr)
+    if x is None or not math.isfinite(x):
+        return f"学习率要是一个数（如 0.1），收到 {describe(lr)}。"
+    lrs = _selection_record()["lrs"]
+    if not lrs[0] < x < lrs[-1]:
+        return (f"学习率要在 {lrs[0]:g} 与 {lrs[-1]:g} 之间（不含两端），收到 {x:g}：范围由记录里相邻的两个学习率推出，"
+                "网格之外没有依据。")
+    if any(math.isclose(x, v, rel_tol=1e-9) for v in lrs):
+        listed = "、".join(f"{v:g}" for v in lrs)
+        return f"学习率 {x:g} 记录里已经有了（记录有 {listed}）；换一个记录里没有的值，如 0.1 或 0.3。"
+    return None
+
+
+def _lr_band(lr) -> dict:
+    rec = _selection_record()
+    vals = [rec["f1"][v] for v in _lr_neighbours(float(lr))]
+    f1_lo, f1_hi = min(vals) - F1_SLACK, max(vals) + F1_SLACK
+    h_lo, h_hi = rec["half"][0] / 2, rec["half"][1] * 1.5
+    d_lo, d_hi = f1_lo - rec["top"], f1_hi - rec["top"]
+    return {"val_f1": (f1_lo, f1_hi), "lo": (d_lo - h_hi, d_hi - h_lo), "hi": (d_lo + h_lo, d_hi + h_hi)}
+
+
+def _lr_outcome(lr, result) -> str:
+    if float(result["val_f1"]) > _selection_record()["top"]:
+        return "A"
+    lo, hi = float(result["lo"]), float(result["hi"])
+    return "B" if lo <= 0 <= hi and lo >= -SAME_MARGIN else "C"
+
+
+_LR_RUN = """    from nlpbook import metrics
+    from nlpbook.compare import binary_counts, compare, macro_f1_from_counts, unpack_rows
+    from nlpbook.datasets import load_reviews
+    from nlpbook.linear import fit
+    from nlpbook.sparse import CountMatrix
+    from nlpbook.spread import load_record, record_path
+    from nlpbook.text import Vocab, idf
+    rec = load_record(record_path("experiments_reviews"))       # 第 6 步的记录：设置、种子、逐条预测
+    S, res = rec["settings"], rec["results"]
+    reviews = load_reviews()
+    train_docs = [list(r.tokens) for r in reviews["train"]]
+    vocab, idf_table = Vocab.build(train_docs, min_count=2), idf(train_docs)      # 只在训练集上拟合
+    X_train = CountMatrix.from_docs(train_docs, vocab, weights=idf_table)
+    X_val = CountMatrix.from_docs([list(r.tokens) for r in reviews["validation"]], vocab, weights=idf_table)
+    y_train = np.array([r.label for r in reviews["train"]])
+    y_val = np.array([r.label for r in reviews["validation"]])
+    preds = np.array([fit(X_train, y_train, lr=lr_14, seed=s, **S["logistic_regression"]).predict(X_val)
+                      for s in rec["seeds"]])                        # 3 个种子，和记录里每个候选一样
+    f1s = [metrics.macro_prf(y_val, p)["f1"] for p in preds]
+    picked = "TF-IDF 逻辑回归 / 学习率 0.2"                          # 本章按规则选中的候选
+    d = compare(binary_counts(y_val, preds), binary_counts(y_val, unpack_rows(res[picked]["val_pred"], len(y_val))),
+                names=(f"TF-IDF（学习率 {lr_14:g}）", "TF-IDF（学习率 0.2）"), stat=macro_f1_from_counts)
+    print(f"各种子的验证宏 F1：{', '.join(f'{v:.4f}' for v in f1s)}，均值 {np.mean(f1s):.4f}"
+          f"（选中者 {res[picked]['val_f1'].mean:.4f}）")
+    print(d)
+    result_14 = {"val_f1": float(np.mean(f1s)), "lo": d.lo, "hi": d.hi}
+"""
+
+_LR_STUB_HEAD = (
+    'prediction_14 = None   # 先预测，跑之前填好："A" 它会被选中；"B" 不会被选中，但按规则算“一样好”；'
+    '"C" 不会被选中，也不算一样好\n'
+    "lr_14 = None           # 你要试的 TF-IDF 逻辑回归起始学习率：0.05 与 0.5 之间、记录里没有的数"
+    "（记录有 0.05、0.2、0.5），如 0.1\n"
+    "result_14 = None\n"
+    "if lr_14 is not None:   # 单核约 10 秒：准备特征，3 个种子各训练一次，再与选中者配对比较\n")
+_LR_FILLED_HEAD = 'prediction_14 = "A"\nlr_14 = 0.1\nresult_14 = None\nif lr_14 is not None:\n'
+_LR_TAIL = 'answer_14 = {"prediction": prediction_14, "setting": lr_14, "result": result_14}\n'
+
+q14 = ExperimentExercise(
+    "18.14", "给 TF-IDF 逻辑回归换一个记录里没有的学习率，按本章写好的规则，它会被选中吗？",
+    options={"A": "会被选中：它的验证宏 F1 均值超过现在的 0.847，成了新的最高者",
+             "B": "不会被选中，但按规则和现在的选择“一样好”（差的区间含 0，下端不低于 −0.02）",
+             "C": "不会被选中，也不算一样好（差的区间整个在 0 以下，或下端低于 −0.02）"},
+    outcome=_lr_outcome,
+    reasons={"A": "起始学习率在 0.1 附近时，3 个种子的均值约 0.850—0.851，比记录里两端（0.05 的 0.844、0.2 的 0.847）"
+                  "都高：三个点的网格没踩到峰顶。规则第 1 条取均值最高者；它和学习率 0.2 同样简单，所以改选它。"
+                  "可它与 0.2 的差的区间含 0——被选中不等于确认更好；多试一个候选再取最大值，挑出来的验证分数也更偏乐观，"
+                  "这正是测试集要留到最后的原因。",
+             "B": "它和学习率 0.2 分不开，差的下端也不低于 −0.02，按规则算“一样好”。但规则第 2 条只在更简单的候选里改选；"
+                  "两者同是 TF-IDF 逻辑回归，均值更高的 0.2 留下。“一样好”不等于“换上它”。",
+             "C": "学习率偏大（约 0.35 以上）时，前几轮的步子太大，均值掉到 0.84 以下，与 0.2 的差整个在 0 以下："
+                  "分得开，更低。区间虽含 0、下端却低于 −0.02 时同样不算一样好——那只是“还说不清”。"},
+    validate=_validate_lr,
+    band=_lr_band,
+    basis="val_f1：记录里 TF-IDF 逻辑回归与它相邻的两个学习率的验证宏 F1（3 个种子的均值）之间，两边各放宽 0.008；"
+          "lo、hi：这个范围减去选中者的均值 0.847，再减、加记录里这一族三个候选对选中者的区间半宽"
+          "（最小者的一半到最大者的 1.5 倍）",
+    hints=["只改 lr_14：特征、轮数、批大小、种子都照记录（S['logistic_regression']、rec['seeds']）。",
+           "先看记录：学习率 0.05、0.2、0.5 的均值是 0.844、0.847、0.830。你的学习率夹在哪两个之间？峰顶一定落在网格点上吗？",
+           "判断照本章的规则：均值最高者先入选；只有更简单的候选和它“一样好”时才改选。"],
+    answer="以学习率 0.1 为例：三个种子的验证宏 F1 是 0.852、0.850、0.850，均值 0.851，比选中的 0.847 高 0.003，"
+           "差的区间约 [−0.004, +0.010]，含 0。按规则它成了均值最高者，又和 0.2 同样简单，于是改选它（A）。"
+           "但这不说明它更好：区间含 0；多试一个候选再挑最大，挑出来的验证分数更偏乐观。"
+           "试 0.3 得均值 0.843、区间约 [−0.011, +0.001]：一样好，但不换人（B）；试 0.4 得 0.836、约 [−0.018, −0.005]："
+           "分得开，更低（C）。",
+    stub=_LR_STUB_HEAD + _LR_RUN + _LR_TAIL,
+    filled=_LR_FILLED_HEAD + _LR_RUN + _LR_TAIL,
 )

@@ -17,10 +17,11 @@ from typing import Callable
 from .base import FAIL, PASS, TODO, Exercise, Result
 from .compare import describe
 
-__all__ = ["ExperimentExercise"]
+__all__ = ["ExperimentExercise", "as_number"]
 
 
-def _number(x) -> float | None:
+def as_number(x) -> float | None:
+    """x 是一个实数（int、float、numpy 标量，不含 bool）时返回 float，否则 None。"""
     if isinstance(x, bool) or not isinstance(x, numbers.Real):
         try:
             import numpy as np
@@ -91,7 +92,7 @@ class ExperimentExercise(Exercise):
         if set(values) != set(bands):
             return self._result(FAIL, f"结果应包含 {sorted(bands)}，收到 {sorted(values)}。")
         for name, (lo, hi) in bands.items():
-            v = _number(values[name])
+            v = as_number(values[name])
             label = "结果" if name == "result" else name
             if v is None or not math.isfinite(v):
                 return self._result(FAIL, f"{label}应是一个有限的数，收到 {describe(values[name])}。")
