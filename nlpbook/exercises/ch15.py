@@ -6,16 +6,22 @@ q3 填数：T5 默认设置下，15.4 节的 18 个 token 破坏几个、分成�
 q4 实现：my_mlm_loss(logits, labels)，只在选中的位置（标签不是 −100）上平均的交叉熵
 q5 实现：my_undo_span_corruption(inputs, targets, sentinel_ids)，把片段按哨兵拼回原句
 q6 实现：my_prefix_lm_mask(n, prefix_len)，前缀语言模型的注意力遮罩
+q7 实验：15.6 节现场那次全部微调换一个训练步数，预训练的起点还领先随机初始化跑满 100 步吗
 """
 from __future__ import annotations
+
+import functools
+import numbers
 
 import numpy as np
 
 from ..objectives import IGNORE_INDEX, attention_mask_for, masked_cross_entropy, span_corruption, undo_span_corruption
+from .compare import describe
+from .experiments import ExperimentExercise
 from .functions import Case, FunctionExercise, Mistake
 from .kinds import ExplainExercise, NumberExercise
 
-__all__ = ["q1", "q2", "q3", "q4", "q5", "q6"]
+__all__ = ["q1", "q2", "q3", "q4", "q5", "q6", "q7"]
 
 q1 = ExplainExercise(
     "15.1", "为什么 BERT 可以看被遮住的词右边的内容，而自回归续写不能看真实的下一个词？",
@@ -310,4 +316,126 @@ q6 = FunctionExercise(
 ''',
     hints=["先写出 GPT 的因果遮罩：np.tril(np.ones((n, n), dtype=bool))。",
            "前缀内部双向，就是前 prefix_len 列对所有行都可读；后面的位置本来就能读前缀。"],
+)
+
+
+# ---- q7：现场那次全部微调换一个步数 ------------------------------------------------------
+# 范围的来源：scripts/finetune_reviews.py 写下的记录里，全部微调 3 个报告种子在第 25、50、100 步的验证准确率。
+# 全部微调在四种内核（Haswell、Prescott、SkylakeX、numpy 关掉 SIMD）上逐步相同（实测第 5—100 步每 5 步一次，
+# 种子 0—3）；两个记录点之间的曲线不是直线（第 30 步前后几步之内从 0.55 左右跳到 0.7 以上），所以不做线性插值，
+# 只取两侧记录点各自的范围合起来。
+_STEPS_MIN, _STEPS_MAX, _LIVE_STEPS = 25, 100, 50
+_STEPS_SLACK = 0.01   # 记录点之间逐步的起伏：种子 0—3 每 5 步实测都在范围里、离边至少 0.012；
+                      # 种子 1（练习用的那个）第 25—100 步每一步都在里面、离边至少 0.017
+
+
+@functools.lru_cache(maxsize=1)
+def _finetune_record():
+    from ..spread import load_record, record_path
+    return load_record(record_path("finetune_reviews"))
+
+
+def _marks() -> list:
+    return list(_finetune_record()["settings"]["eval_at"])          # [25, 50, 100]
+
+
+def _not_an_integer(x) -> str:
+    """validate 的说明里怎样称呼一个不是整数的设置：小数、布尔值要点明，否则 1.0 会显示成 1。"""
+    if isinstance(x, bool):
+        return f"布尔值 {x}"
+    if isinstance(x, numbers.Real):
+        return f"小数 {float(x)!r}"
+    return describe(x)
+
+
+def _steps_validate(steps):
+    allowed = f"{_STEPS_MIN}—{_STEPS_MAX} 之间的整数，不要 {_LIVE_STEPS}"
+    if isinstance(steps, bool) or not isinstance(steps, numbers.Integral):
+        return f"步数要填一个整数（{allowed}），收到的是 {_not_an_integer(steps)}。"
+    if not _STEPS_MIN <= steps <= _STEPS_MAX:
+        return (f"步数要在 {_STEPS_MIN} 到 {_STEPS_MAX} 之间（记录里最早的记录点是第 {_STEPS_MIN} 步，"
+                f"最晚的是第 {_STEPS_MAX} 步），收到 {int(steps)}。")
+    if steps == _LIVE_STEPS:
+        return f"{_LIVE_STEPS} 步就是上面现场跑过的那一次；换一个步数（{allowed}）。"
+    return None
+
+
+def _steps_band(steps):
+    full = _finetune_record()["results"]["full"]
+    marks = _marks()
+    below = max(m for m in marks if m <= steps)
+    above = min(m for m in marks if m >= steps)
+    ranges = [full[f"val_acc@{m}"].range(n_sd=2) for m in sorted({below, above})]
+    return {"result": (min(r[0] for r in ranges) - _STEPS_SLACK, max(r[1] for r in ranges) + _STEPS_SLACK)}
+
+
+def _steps_outcome(steps, result):
+    scratch = _finetune_record()["results"]["scratch"]["final"].values   # 随机初始化跑满 100 步，3 个种子
+    r = float(result)
+    return "A" if r < min(scratch) else ("C" if r > max(scratch) else "B")
+
+
+_STEPS_RUN = r'''    from nlpbook import finetune as F
+    from nlpbook.datasets import load_reviews
+    from nlpbook.spread import load_record, record_path
+    from nlpbook.tiny_transformer import load_pretrained
+    rec_7 = load_record(record_path("finetune_reviews"))      # 15.6 节的记录：学习率、批大小、种子都从这里取
+    S_7 = rec_7["settings"]
+    lm_7, reviews_7 = load_pretrained(), load_reviews(tokenize=False)
+    sub_7 = F.fixed_subset(len(reviews_7["train"]), S_7["train_subset"], S_7["subset_seed"])       # 同样的 1,000 条
+    vsub_7 = F.fixed_subset(len(reviews_7["validation"]), S_7["val_subset"], S_7["subset_seed"])   # 报告用的 600 条
+    train_7 = F.encode_reviews([reviews_7["train"][i] for i in sub_7], lm_7.encode, S_7["max_len"])
+    val_7 = F.encode_reviews([reviews_7["validation"][i] for i in vsub_7], lm_7.encode, S_7["max_len"])
+    _, _, hist_7 = F.train_classifier(lm_7.params, train_7, val_7, regime="full", steps=steps_7,   # 只改了步数
+                                      batch_size=S_7["batch_size"], lr=S_7["lr_search"]["full"]["chosen"],
+                                      seed=rec_7["seeds"][0], clip=S_7["clip"])
+    result_7 = hist_7[-1]["val_acc"]
+    scratch_7 = rec_7["results"]["scratch"]["final"]
+    print(f"全部微调 {steps_7} 步（种子 {rec_7['seeds'][0]}）：验证准确率 {result_7:.3f}")
+    print(f"记录里随机初始化跑满 {S_7['steps']} 步：{scratch_7.format()}，"
+          f"3 个种子在 {min(scratch_7.values):.3f}—{max(scratch_7.values):.3f} 之间")
+'''
+
+
+def _steps_cells(prediction: str, steps: str) -> str:
+    return (f'prediction_7 = {prediction}\n'
+            f'steps_7 = {steps}\n'
+            'result_7 = None\n'
+            'if steps_7 is not None:\n'
+            + _STEPS_RUN +
+            'answer_7 = {"prediction": prediction_7, "setting": steps_7, "result": result_7}\n')
+
+
+q7 = ExperimentExercise(
+    "15.7", "现场那次全部微调换一个训练步数：预训练的起点还领先随机初始化跑满 100 步吗？",
+    options={"A": "领先没了：只跑这么多步的全部微调，准确率还在随机初始化跑满 100 步的 3 个种子之下",
+             "B": "打平：落在随机初始化 100 步的 3 个种子之间",
+             "C": "还领先：步数少了，准确率照样在随机初始化 100 步的 3 个种子之上"},
+    outcome=_steps_outcome,
+    reasons={"A": "步数太少（种子 1 在 32 步以内）时，分类头还没调到位：它从 0 起步（一开始把每条都判成好评），"
+                  "全部微调的学习率又只有 3e-4，头 25 步的准确率只在 0.53—0.56，和全猜一类差不多。"
+                  "预训练的起点要过几十步才兑现；训练预算很小时比，结论会反过来。",
+             "B": "你的步数正好落在转折处：分类头刚对上方向，准确率几步之内就从 0.55 左右跳到 0.7 上下，"
+                  "此刻和随机初始化跑满 100 步的水平相当；再多跑几步就会越过去。",
+             "C": "分类头一旦对上方向（30 多步），预训练的主体马上派上用场：种子 1 在第 35 步已到 0.72，"
+                  "只用三分之一的步数就达到随机初始化跑满 100 步的水平，之后慢慢爬到 0.75 上下。"
+                  "这是一个种子的一条曲线；15.6 节用 compare 比的“全部微调第 50 步 − 随机初始化第 100 步”"
+                  "区间下端只有 +0.002，说明多个种子、换一批评论时，这个领先并没有看上去那么宽裕。"},
+    validate=_steps_validate,
+    band=_steps_band,
+    basis="范围取自 finetune_reviews 记录里全部微调 3 个种子在你的步数两侧最近的记录点（第 25、50、100 步）上的"
+          "准确率：每个记录点取“最小值 − 2 个标准差 到 最大值 + 2 个标准差”，两点合起来，再两端各放宽 0.01"
+          "（记录点之间逐步的起伏；全部微调在不同 CPU 上逐步相同）",
+    hints=["先看 15.6 节的表和图 15.3：全部微调第 25、50、100 步各是多少？随机初始化第 100 步呢？",
+           "分类头从 0 开始，一开始把每条评论都判成好评；全部微调的学习率只有 3e-4。头几十步里，什么东西最先要调到位？",
+           "跑完一个再换一个：25 步、35 步、80 步之间差多少？转折发生在哪几步？"],
+    answer="全部微调的准确率先平后陡：前 25 步在 0.53—0.56 之间（分类头从 0 起步、学习率又小，和全猜一类差不多），"
+           "30 步左右开始起跳，种子 1 第 30 步 0.618、第 35 步 0.718，已经和随机初始化跑满 100 步的 0.672—0.703"
+           "相当或更高；之后慢慢爬到 0.75 上下。所以种子 1 在 25—32 步看到的是“领先没了”，33、34 步打平，35 步以上“还领先”。"
+           "预训练的起点确实更好，但这份好处要先把分类头调到位才兑现：在很小的训练预算上比，结论可能反过来。"
+           "比较两种做法时，训练预算（步数、学习率）是结论的一部分，要和结论写在一起。",
+    stub=_steps_cells('None   # 先预测，跑之前填好："A" 领先没了；"B" 打平；"C" 还领先（和随机初始化跑满 100 步比）',
+                      f'None        # 你要试的步数：{_STEPS_MIN}—{_STEPS_MAX} 的整数，不要 {_LIVE_STEPS}（上面现场跑过），'
+                      '如 30 或 80；100 步约 10 秒'),
+    filled=_steps_cells('"C"', "35"),
 )

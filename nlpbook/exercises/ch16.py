@@ -6,17 +6,22 @@ q3 填数：预测 5 个实体全对、标注共 20 个时的 P、R、F1
 q4 实现：my_tags_to_spans(tags)，BIO 标签 → 实体片段（不合法的 I-X 按宽松做法处理）
 q5 实现：my_viterbi(unary, transitions, start, end)，线性链 CRF 的最高分路径
 q6 实现：my_entity_prf(gold, pred)，实体级 P、R、F1（micro，分母为零按本课约定）
+q7 实验：两个字级标注器都少训练几轮，CRF 对逐字独立的领先变大、不变还是变小
 """
 from __future__ import annotations
+
+import functools
+import numbers
 
 import numpy as np
 
 from ..tagging import allowed_starts, allowed_transitions, entity_prf, path_score, tags_to_spans, viterbi
 from .compare import describe, same
+from .experiments import ExperimentExercise
 from .functions import Case, FunctionExercise, Mistake
 from .kinds import ChoiceExercise, NumberExercise
 
-__all__ = ["q1", "q2", "q3", "q4", "q5", "q6"]
+__all__ = ["q1", "q2", "q3", "q4", "q5", "q6", "q7"]
 
 q1 = ChoiceExercise(
     "16.1", "原文实体是“北京大学”，模型只输出了“北京”。这算一次完整正确的实体抽取吗？",
@@ -421,4 +426,138 @@ q6 = FunctionExercise(
 ''',
     hints=["每句把标注和预测各变成一个集合：对的 = 交集的大小，错的预测 = 预测里不在标注中的，漏掉的 = 反过来。",
            "所有句子的三个计数先加起来，最后只算一次 P、R、F1；每个分母为 0 时记 0。"],
+)
+
+
+# ---- q7：两个标注器都少训练几轮 ---------------------------------------------------------
+# 范围的来源：scripts/ner_char_tagger.py 写下的记录里，验证集网格上种子 0、选中的学习率、同样轮数的实体级 F1。
+# 这两个都是线性模型（损失是凸的），训练在四种内核（Haswell、Prescott、SkylakeX、numpy 关掉 SIMD）上
+# 逐位相同，与记录一致（实测种子 0—3、第 1—5 轮），所以范围只留很小的余量。
+_EPOCHS_ALLOWED = (1, 2, 3)      # 第 4 轮起曲线已平；5 轮是本章选中的设置。3 轮单核约 15 秒
+_F1_SLACK = 0.003                # 约 6 个实体；相邻两轮至少有一个模型的 F1 差得比它多
+_MARGIN = 0.015                  # 领先的变化不到它，算“差不多”；允许的三个轮数离这道门槛都至少 0.009，
+                                 # 比两个 F1 各放宽 0.003 能带来的领先变化（0.006）大，判定不会因余量翻过去
+_NER_NAMES = {"independent": "逐字独立", "crf": "CRF"}
+
+
+@functools.lru_cache(maxsize=1)
+def _ner_record():
+    from ..spread import load_record, record_path
+    return load_record(record_path("ner_char_tagger"))
+
+
+def _seed0_val_f1(mode: str, epochs: int) -> float:
+    """记录里种子 0、该方式选中的学习率、训练 epochs 轮后的验证集实体级 F1。"""
+    rec = _ner_record()
+    lr = rec["settings"]["chosen"][mode]["lr"]
+    return rec["results"][f"val {mode} lr={lr} epochs={epochs}"]["f1"].values[list(rec["seeds"]).index(0)]
+
+
+def _lead(f1_ind: float, f1_crf: float) -> float:
+    return float(f1_crf) - float(f1_ind)
+
+
+def _full_lead() -> float:
+    """训练到选中的轮数（5 轮）时，种子 0 的验证集上 CRF 领先逐字独立多少。"""
+    chosen = _ner_record()["settings"]["chosen"]
+    return _lead(*(_seed0_val_f1(m, chosen[m]["epochs"]) for m in ("independent", "crf")))
+
+
+def _not_an_integer(x) -> str:
+    """validate 的说明里怎样称呼一个不是整数的设置：小数、布尔值要点明，否则 1.0 会显示成 1。"""
+    if isinstance(x, bool):
+        return f"布尔值 {x}"
+    if isinstance(x, numbers.Real):
+        return f"小数 {float(x)!r}"
+    return describe(x)
+
+
+def _epochs_validate(epochs):
+    allowed = "1、2、3 中的一个整数"
+    if isinstance(epochs, bool) or not isinstance(epochs, numbers.Integral):
+        return f"轮数要填一个整数（{allowed}），收到的是 {_not_an_integer(epochs)}。"
+    if int(epochs) not in _EPOCHS_ALLOWED:
+        chosen = _ner_record()["settings"]["chosen"]["crf"]["epochs"]
+        why = (f"{chosen} 轮是本章选中、现场跑过的设置" if epochs == chosen else
+               "4 轮以后曲线已经平了，而且两个模型一起要训练二三十秒" if epochs > 3 else "至少要训练 1 轮")
+        return f"轮数只能是 {allowed}（{why}），收到 {int(epochs)}。"
+    return None
+
+
+def _epochs_band(epochs):
+    return {name: (_seed0_val_f1(mode, int(epochs)) - _F1_SLACK, _seed0_val_f1(mode, int(epochs)) + _F1_SLACK)
+            for mode, name in _NER_NAMES.items()}
+
+
+def _epochs_outcome(epochs, result):
+    change = _lead(result["逐字独立"], result["CRF"]) - _full_lead()
+    return "A" if change > _MARGIN else ("C" if change < -_MARGIN else "B")
+
+
+_EPOCHS_RUN = r'''    from nlpbook.char_tagger import train_char_tagger
+    from nlpbook.datasets import load_peoples_daily
+    from nlpbook.spread import load_record, record_path
+    from nlpbook.tagging import entity_prf, pos_to_char_bio, tags_to_spans
+    rec_7 = load_record(record_path("ner_char_tagger"))      # 本章的记录：划分、学习率、批大小都从这里取
+    S_7 = rec_7["settings"]
+    corpus_7 = load_peoples_daily(with_tags=True)
+    n_train_7, n_val_7 = S_7["n_train"], S_7["n_validation"]
+    train_7 = [pos_to_char_bio(s) for s in corpus_7[:n_train_7]]                       # 前 4,000 句
+    val_7 = [pos_to_char_bio(s) for s in corpus_7[n_train_7:n_train_7 + n_val_7]]      # 验证集：记录的网格就在这里算
+    del corpus_7
+    gold_7 = [tags_to_spans(t) for _, t in val_7]
+    result_7, five_7 = {}, {}
+    for mode, decoder, name in (("independent", "independent", "逐字独立"), ("crf", "viterbi", "CRF")):
+        c = S_7["chosen"][mode]
+        model_7 = train_char_tagger([ch for ch, _ in train_7], [t for _, t in train_7], mode=mode,
+                                    epochs=epochs_7, lr=c["lr"], batch_size=S_7["batch_size"], seed=0)   # 只改了轮数
+        pred_7 = model_7.predict_many([ch for ch, _ in val_7], decoder)
+        result_7[name] = entity_prf(gold_7, [tags_to_spans(p, strict=False) for p in pred_7])["f1"]
+        five_7[name] = rec_7["results"][f"val {mode} lr={c['lr']} epochs={c['epochs']}"]["f1"].values[0]   # 种子 0
+    print(f"训练 {epochs_7} 轮（种子 0），验证集实体级 F1：逐字独立 {result_7['逐字独立']:.3f}，"
+          f"CRF {result_7['CRF']:.3f}，CRF 领先 {result_7['CRF'] - result_7['逐字独立']:+.3f}")
+    print(f"记录里训练 5 轮（种子 0）：逐字独立 {five_7['逐字独立']:.3f}，CRF {five_7['CRF']:.3f}，"
+          f"CRF 领先 {five_7['CRF'] - five_7['逐字独立']:+.3f}")
+'''
+
+
+def _epochs_cells(prediction: str, epochs: str) -> str:
+    return (f'prediction_7 = {prediction}\n'
+            f'epochs_7 = {epochs}\n'
+            'result_7 = None\n'
+            'if epochs_7 is not None:\n'
+            + _EPOCHS_RUN +
+            'answer_7 = {"prediction": prediction_7, "setting": epochs_7, "result": result_7}\n')
+
+
+q7 = ExperimentExercise(
+    "16.7", "两个字级标注器都少训练几轮：CRF 对逐字独立的领先会变大、不变还是变小？",
+    options={"A": "领先变大：少训练几轮，逐字独立模型吃亏更多",
+             "B": "领先差不多：两者掉得一样多（领先的变化不到 0.015）",
+             "C": "领先变小：CRF 还要多学一张转移表，少训练几轮它吃亏更多"},
+    outcome=_epochs_outcome,
+    reasons={"A": "只训练 1 轮时，两个模型的单位置分数都还粗糙。逐字独立模型只能靠这些分数逐字下判断，"
+                  "破碎、不合法的实体很多，F1 只有 0.68；CRF 在第 1 轮就学到了“B-X 后面接 I-X”这类转移，"
+                  "再加上 Viterbi 的硬约束，能把粗糙的单位置分数拼成完整的实体，第 1 轮就有 0.82，"
+                  "离 5 轮的 0.83 不远。领先从 5 轮时的 0.115 变成约 0.14。",
+             "B": "第 2 轮以后，两个模型每多训练一轮都只涨不到 0.01，领先稳定在 0.12 上下（5 轮时 0.115）：CRF 的领先来自结构"
+                  "（转移分数加硬约束），不是来自多训练几轮。只训练 1 轮时就不一样了：逐字独立模型掉得多得多。",
+             "C": "直觉上 CRF 要多学一张转移表，好像更需要训练；其实转移表只有 7 × 7 = 49 个数，"
+                  "每句话里每一对相邻的字都在更新它们，比 22 万多个特征在 7 种标签上的权重学得快得多。"
+                  "所以少训练几轮，吃亏更多的是逐字独立模型，不是 CRF。"},
+    validate=_epochs_validate,
+    band=_epochs_band,
+    basis="范围是 ner_char_tagger 记录里种子 0、同样的学习率和轮数在验证集上的实体级 F1，两个模型各自上下放宽 0.003"
+          "（约 6 个实体；这两个线性模型的训练在不同 CPU 上逐位相同）",
+    hints=["先看本章网格表里学习率 0.3 那两行：逐字独立和 CRF 从第 1 轮到第 5 轮各涨了多少？",
+           "CRF 比逐字独立多的参数只有一张 7 × 7 的转移表（外加句首、句尾分数）。每训练一句，它们被更新几次？",
+           "跑 1 轮和 3 轮各一次，比较两次的“CRF 领先”。"],
+    answer="只训练 1 轮时，CRF 的领先反而变大：种子 0 的逐字独立只有 0.678，CRF 已有 0.817，领先约 0.139，"
+           "比 5 轮时的 0.115 多出 0.02 以上；训练 2、3 轮时领先约 0.116、0.121，和 5 轮时差不多。"
+           "原因是 CRF 多出来的只是一张 49 个数的转移表，每句话都在更新它，第 1 轮就学得差不多了；"
+           "它和 Viterbi 的硬约束一起，把还很粗糙的单位置分数拼成完整实体。逐字独立模型没有这层结构，"
+           "只能等单位置分数慢慢学好。所以 CRF 的优势来自对标签序列结构的建模，不是来自训练得更久。",
+    stub=_epochs_cells('None   # 先预测，跑之前填好："A" CRF 的领先变大；"B" 差不多；"C" 变小（和训练 5 轮时比）',
+                       'None       # 你要试的轮数：1、2 或 3（本章选中的是 5 轮）；3 轮单核约 15 秒'),
+    filled=_epochs_cells('"C"', "1"),
 )
