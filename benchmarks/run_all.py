@@ -13,6 +13,7 @@
 - 每个交互面板的每个控件（滑块、下拉框、输入框、勾选框、按钮）：在真实内核里一次次改成新的值
   （含重新计算和重画），每个控件一行，取中位数；预算 100 ms
 - 每道“自己实现”练习的检查耗时（benchmarks/exercise_checks.py）；预算 200 ms
+- 每道实验题（第 13—18 章）跑一次参考答案的时间（benchmarks/experiment_exercises.py）；预算 30 s
 """
 from __future__ import annotations
 
@@ -300,6 +301,12 @@ def main() -> int:
                          capture_output=True, text=True)
     ok &= out.returncode == 0
     print("  " + out.stdout.strip().splitlines()[-1])
+
+    print("\n实验题（参考答案的那一格，单核，含短训练）：")
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "experiment_exercises.py")],
+                         capture_output=True, text=True)
+    ok &= out.returncode == 0
+    print("  " + "\n  ".join(out.stdout.strip().splitlines()))
 
     if "--skip-notebooks" not in sys.argv:
         print("\nnotebook（单核，不含内核启动）：")

@@ -81,3 +81,13 @@ def _forget_toy_chapter():
     yield
     from nlpbook.exercises.base import _CHAPTERS
     _CHAPTERS.pop("99", None)
+
+
+@pytest.mark.parametrize("chapter", ["13", "14", "15", "16", "17", "18"])
+def test_each_late_chapter_has_a_graded_experiment(chapter):
+    mod = E.load(chapter)
+    found = [getattr(mod, n) for n in mod.__all__ if isinstance(getattr(mod, n), ExperimentExercise)]
+    assert found, f"第 {chapter} 章还没有实验题"
+    for q in found:
+        assert q.graded and q.stub and q.filled and q.answer and q.hints
+        assert "prediction" in q.stub and "setting" in q.stub, "起始代码要先写预测、再选设置"
