@@ -450,11 +450,11 @@ def model_families(tokens=("这部", "电影", "非常", "精彩", "。"), maske
     from .viz import setup_cjk_font
     ex = family_examples(tokens, masked)
     setup_cjk_font()
-    fig = plt.figure(figsize=(15, 7.4))
+    fig = plt.figure(figsize=(15, 6.3))
     plt.close(fig)
     n_b, n_g = len(ex["BERT"]["inputs"]), len(ex["GPT"]["inputs"])
     n_e, n_d = len(ex["T5"]["inputs"]), len(ex["T5"]["decoder_inputs"])
-    outer = fig.add_gridspec(2, 1, height_ratios=[1.1, 1.0], hspace=0.3)
+    outer = fig.add_gridspec(2, 1, height_ratios=[1.35, 1.0], hspace=0.2)
     top = outer[0].subgridspec(1, 3, width_ratios=[n_b, n_g, n_e + n_d + 0.6], wspace=0.08)
     bottom = outer[1].subgridspec(1, 5, wspace=0.45)
     boxes, arrows = {}, []
@@ -511,7 +511,7 @@ def model_families(tokens=("这部", "电影", "非常", "精彩", "。"), maske
         ax.set_xlabel("被读取（键）", fontsize=8)
         if col == 0:
             ax.set_ylabel("查询", fontsize=8)
-    fig.subplots_adjust(left=0.04, right=0.99, top=0.96, bottom=0.09)
+    fig.subplots_adjust(left=0.05, right=0.99, top=0.96, bottom=0.12)
     io = {fam: "；".join(f"{k}={' '.join(v)}" for k, v in ex[fam].items()) for fam in ("BERT", "GPT", "T5")}
     fig.diagram = {"title": "三种模型家族的输入、目标与注意力遮罩（<X0> 即 <extra_id_0>）",
                    "boxes": boxes, "arrows": arrows, "io": io, "masks": dict(ex["masks"])}

@@ -27,7 +27,7 @@ LAYERS = {
     **dict.fromkeys(["__init__", "_checks", "attention", "attention_demo", "char_rnn", "char_tagger", "charlm", "cnn",
                      "compare", "cost", "decoding", "embedding", "finetune", "functional", "glossary", "granularity", "layers", "linear", "lm", "lora",
                      "metrics", "naive_bayes", "ngram", "objectives", "optim", "retrieval", "rnn", "rnn_classifier", "rules",
-                     "sparse", "spread", "tagging", "text", "textcnn", "tiny_transformer", "tokenizers", "transformer", "tuning", "word2vec"], CORE),
+                     "seq2seq", "sparse", "spread", "tagging", "text", "textcnn", "tiny_transformer", "tokenizers", "transformer", "tuning", "word2vec"], CORE),
     "datasets": DATA,
     **dict.fromkeys(["viz", "svgplot", "palette", "diagrams", "widgets.*"], PRESENTATION),
     **dict.fromkeys(["doctor", "catalog", "examples.*", "exercises.*"], TOOLS),
