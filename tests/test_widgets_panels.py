@@ -76,12 +76,18 @@ def test_ngram_panel_share_axis_stops_at_100_percent():
 def test_decay_panel_plain_numbers():
     from nlpbook.widgets.decay_slider import DecayPanel
     p = DecayPanel(decay=1.5, steps=30)
-    assert "191,751" in p.view.value and not re.search(r"\de[+-]\d", p.view.value)
-    p.decay.value, p.steps.value = 0.5, 20
-    assert "0.000000954（不到百万分之一）" in p.view.value and not re.search(r"\de[+-]\d", p.view.value)
-    p.decay.value = 0.05
-    assert "几乎为 0" in p.view.value
-    assert 'class="mark"' in p.view.value and "第 20 步" in p.view.value
+    assert "191,751" in p.fallback_html() and not re.search(r"\de[+-]\d", p.fallback_html())
+    p.decay, p.steps = 0.5, 20
+    assert "0.000000954（不到百万分之一）" in p.fallback_html() and not re.search(r"\de[+-]\d", p.fallback_html())
+    p.decay = 0.05
+    assert "几乎为 0" in p.fallback_html()
+    assert 'class="mark"' in p.fallback_html() and "第 20 步" in p.fallback_html()
+    # 浏览器里用的数据：每个系数一行 decay^t，最后一格就是 30 步后的影响
+    d = p.data
+    assert len(d["decays"]) == 31 and d["decays"][10] == 0.5 and d["influence"][10][20] == pytest.approx(0.5 ** 20, rel=1e-5)
+    assert d["influence"][30][30] == pytest.approx(191751.06, rel=1e-5)
+    with pytest.raises(ValueError, match="0.05 的倍数"):
+        DecayPanel(decay=0.33)
 
 
 def test_lstm_bars_scale_to_the_data():

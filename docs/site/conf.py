@@ -6,7 +6,9 @@
   查询一侧由 _static/cjk-search.js 切分。
 - 每页右上角：下载 .ipynb、在 Binder 中运行；设置了班级 JupyterHub 地址时，再加“在 JupyterHub 中运行”
   （nbgitpuller 链接）。hub 地址只在一处设置：环境变量 NLPBOOK_HUB_URL（build_site.py --hub-url 也是设它）。
-- 控件输出（保存时没有控件状态）换成一段说明，链接到这一章的 Binder / JupyterHub。
+- 交互面板（nlpbook 的 ClientPanel）：保存的输出里有面板状态（application/vnd.nlpbook.panel+json），
+  页面里换成带这份状态的容器，由随网站发布的 _static/nlpbook-panels.js（js/ 里的面板模块 + 加载器，普通脚本，
+  离线、file:// 都能运行）在浏览器里搭起来——不需要内核。其他控件输出（tqdm 进度条）换成一行说明。
 """
 from __future__ import annotations
 
@@ -31,6 +33,8 @@ def _script(name: str):
     return module
 
 
+from nlpbook.widgets import _client  # noqa: E402  面板模块与网站脚本（js/）只在包里写一次
+
 build_site = _script("build_site")                # 仓库与分支只在 build_site.py 里写一次
 nbgitpuller_links = _script("nbgitpuller_links")  # JupyterHub 链接与 scripts/nbgitpuller_links.py 打印的相同
 REPO = f"https://github.com/{build_site.GITHUB_REPO}"
@@ -38,6 +42,7 @@ BRANCH = build_site.BRANCH
 BINDER = "https://mybinder.org"
 HUB_URL = os.environ.get("NLPBOOK_HUB_URL", "").strip().rstrip("/")   # 班级 JupyterHub，空 = 不显示该按钮
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+PANEL_MIME = _client.PANEL_MIME
 PROGRESS = re.compile(r"\d+%\|.*it/s\]")          # tqdm 进度条控件的 text/plain
 PROGRESS_NOTE = '<p class="nlpbook-progress-note">（训练进度条：在 Jupyter 里运行时显示）</p>'
 BADGE = re.compile(r"^\[!\[[^\]]*\]\(https://mybinder\.org/badge_logo\.svg\)\]\([^)]*\)[ \t]*$", re.M)
@@ -87,8 +92,8 @@ html_theme = "sphinx_book_theme"
 html_title = "从零开始的 NLP"
 templates_path = ["_templates"]      # 只覆盖一个组件：搜索按钮（见模板里的说明）
 html_static_path = ["_static"]
-html_css_files = ["site.css"]
-html_js_files = [("cjk-search.js", {"priority": 100})]
+html_css_files = ["site.css", "nlpbook-panels.css"]
+html_js_files = [("cjk-search.js", {"priority": 100}), ("nlpbook-panels.js", {"defer": "defer"})]
 html_sourcelink_suffix = ""          # 下载按钮给出 _sources/NN-name.ipynb 本身
 html_last_updated_fmt = None
 html_theme_options = {
@@ -120,6 +125,13 @@ def launch_links_md(notebook: str) -> str:
     if HUB_URL:
         links.append(f"[在本班 JupyterHub 中运行]({nbgitpuller_links.link(HUB_URL, notebook, REPO, BRANCH)})")
     return "　·　".join(links)
+
+
+def panel_html(spec: dict, fallback: str) -> str:
+    """面板容器：保存的状态（JSON，放在 script 里，"</" 转义）+ 静态视图（脚本运行前、或不运行脚本时看到的）。"""
+    state = json.dumps(spec, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+    return (f'<div class="nlpbook-site-panel" data-module="{spec["module"]}">'
+            f'<script type="application/json">{state}</script>{fallback}</div>')
 
 
 def widget_note_html(notebook: str) -> str:
@@ -175,7 +187,11 @@ def prepare_notebook(app, docname: str, source: list[str]) -> None:
         elif cell["cell_type"] == "code":
             for out in cell.get("outputs", []):
                 data = out.get("data", {})
-                if WIDGET_MIME in data:
+                if PANEL_MIME in data:
+                    fallback = _html_links("".join(data.get("text/html", "")))
+                    out["data"] = {"text/html": panel_html(data[PANEL_MIME], fallback)}
+                    out["metadata"] = {}
+                elif WIDGET_MIME in data:
                     plain = "".join(data.get("text/plain", ""))
                     out["data"] = {"text/html": PROGRESS_NOTE if PROGRESS.search(plain) else widget_note_html(name)}
                     out["metadata"] = {}
@@ -217,8 +233,18 @@ def _copy_mathjax(app, exception) -> None:
             shutil.copytree(MATHJAX / sub, dest / sub)
 
 
+def _write_panels(app, exception) -> None:
+    """面板脚本：js/ 里的全部模块拼成一个普通脚本，样式一个 css（页面在 html_js_files / html_css_files 里引用）。"""
+    if exception is not None or app.builder.format != "html":
+        return
+    static = Path(app.outdir) / "_static"
+    (static / "nlpbook-panels.js").write_text(_client.site_bundle(_client.modules()), encoding="utf-8")
+    shutil.copy2(_client.JS_DIR / "panels.css", static / "nlpbook-panels.css")
+
+
 def setup(app):
     app.connect("builder-inited", _write_search_words)
     app.connect("source-read", prepare_notebook)
     app.connect("build-finished", _copy_mathjax)
+    app.connect("build-finished", _write_panels)
     return {"parallel_read_safe": True}

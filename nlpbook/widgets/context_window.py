@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import html
 
-import ipywidgets as W
-from ._base import Panel
+import traitlets
+
+from ._client import ClientPanel
 
 __all__ = ["STORY", "FILLER", "QUESTION", "NAME", "UNANSWERABLE", "MIN_WINDOW", "context_text",
            "window_view", "context_window_html", "ContextWindowPanel"]
@@ -69,13 +70,13 @@ def _mark(segment: str, name: str, style: str) -> str:
 def context_window_html(n: int, text: str | None = None, name: str = NAME) -> str:
     """窗口外的字灰色加删除线，窗口里的字浅蓝底；猫的名字加粗标出；最后给出预设回答。"""
     v = window_view(n, text, name)
-    out_html = _mark(v["outside"], name, "color:#999")
+    out_html = _mark(v["outside"], name, "color:#767676")
     in_html = _mark(v["inside"], name, "background:#EEEEBB")
     shown = min(n, v["total"])
     head = (f"<div>窗口 <b>{n}</b> 个 token（按字计数）：整段对话共 {v['total']} 个，窗口里装下最近的 "
             f"<b>{shown}</b> 个，更早的 <b>{len(v['outside'])}</b> 个被挤出窗口（灰色、划掉），模型完全看不到。</div>")
     body = (f"<div style='line-height:1.8;margin:6px 0;font-size:14px'>"
-            f"<span style='color:#999;text-decoration:line-through'>{out_html}</span>"
+            f"<span style='color:#767676;text-decoration:line-through'>{out_html}</span>"
             f"<span style='background:#CCEEFF'>{in_html}</span></div>")
     color = "#228833" if v["answerable"] else "#AA3377"
     answer = (f"<div>回答（预设）：<b style='color:{color}'>{html.escape(v['answer'])}</b>"
@@ -83,17 +84,19 @@ def context_window_html(n: int, text: str | None = None, name: str = NAME) -> st
     return head + body + answer
 
 
-class ContextWindowPanel(Panel):
-    """窗口大小滑块（50—650 个 token，步长 10）；``view`` 显示窗口内外的文字与预设回答。"""
+class ContextWindowPanel(ClientPanel):
+    """窗口大小滑块（50—650 个 token，步长 10）；在浏览器里重画（js/context_window.js）。"""
+
+    module = "context_window"
+    controls = ("n",)
+    n = traitlets.Int(650).tag(sync=True)
 
     def __init__(self, n: int = 650, step: int = 10):
         total = len(context_text())
-        self.n = W.IntSlider(value=n, min=MIN_WINDOW, max=total, step=step, description="窗口（token）",
-                             style={"description_width": "initial"}, layout=W.Layout(width="480px"))
-        self.view = W.HTML()
-        self.watch([self.n])
-        self.update()
-        self.widget = W.VBox([self.n, self.view])
+        if isinstance(n, bool) or not isinstance(n, int) or not MIN_WINDOW <= n <= total:
+            raise ValueError(f"n 取 {MIN_WINDOW}—{total} 的整数，收到 {n!r}")
+        data = {"text": context_text(), "name": NAME, "unanswerable": UNANSWERABLE, "min": MIN_WINDOW, "step": step}
+        super().__init__(n=n, data=data)
 
-    def update(self) -> None:
-        self.view.value = context_window_html(int(self.n.value))
+    def fallback_html(self) -> str:
+        return context_window_html(int(self.n))

@@ -1,13 +1,14 @@
 """衰减滑块（第 8.5 节）：记录每步乘以同一个系数，早期词的影响怎样随步数消失（或爆炸）。"""
 from __future__ import annotations
 
-import ipywidgets as W
+import traitlets
 
 from ..rnn import decay_influence, toy_record
 from ..svgplot import fmt_number, line_chart
-from ._base import Panel
+from ._client import ClientPanel, compact
 
 TOY_FEATURES = {"猫": 1.0, "追": 0.0, "狗": 2.0}
+STEP, MAX_DECAY, MAX_STEPS = 0.05, 1.5, 30
 TRY = "试一试：系数停在 0.9，再拖到 1.1，步数拉到 30：一个缩到零头，一个涨到十几倍。"
 
 
@@ -36,18 +37,26 @@ def decay_html(decay: float, steps: int) -> str:
             f"<div style='color:#555'>{TRY}</div>")
 
 
-class DecayPanel(Panel):
-    """系数滑块和步数滑块；``view`` 显示曲线与数字。"""
+class DecayPanel(ClientPanel):
+    """系数滑块（0—1.5，步长 0.05）和步数滑块（1—30）；在浏览器里重画（js/decay_slider.js）。
+
+    ``data``：滑块上每个系数的 decay^t（t = 0…30）和猫追狗/狗追猫的最终记录，由 Python 一次算好。
+    """
+
+    module = "decay_slider"
+    controls = ("decay", "steps")
+    decay = traitlets.Float(0.5).tag(sync=True)
+    steps = traitlets.Int(10).tag(sync=True)
 
     def __init__(self, decay: float = 0.5, steps: int = 10):
-        style = {"description_width": "initial"}
-        self.decay = W.FloatSlider(value=decay, min=0.0, max=1.5, step=0.05, description="每步乘的系数",
-                                   readout_format=".2f", style=style)
-        self.steps = W.IntSlider(value=steps, min=1, max=30, description="步数", style=style)
-        self.view = W.HTML()
-        self.watch((self.decay, self.steps))
-        self.update()
-        self.widget = W.VBox([W.HBox([self.decay, self.steps]), self.view])
+        decays = [round(STEP * i, 2) for i in range(round(MAX_DECAY / STEP) + 1)]
+        if not any(abs(decay - d) < 1e-9 for d in decays) or not 1 <= int(steps) <= MAX_STEPS:
+            raise ValueError(f"decay 取 0—{MAX_DECAY} 中 {STEP} 的倍数，steps 取 1—{MAX_STEPS}，收到 {decay!r}, {steps!r}")
+        data = {"decays": decays, "step": STEP, "max_steps": MAX_STEPS,
+                "influence": [[decay_influence(d, t) for t in range(MAX_STEPS + 1)] for d in decays],
+                "cat_dog": [toy_record([TOY_FEATURES[w] for w in "猫追狗"], decay=d)[-1] for d in decays],
+                "dog_cat": [toy_record([TOY_FEATURES[w] for w in "狗追猫"], decay=d)[-1] for d in decays]}
+        super().__init__(decay=round(float(decay), 2), steps=int(steps), data=compact(data))
 
-    def update(self) -> None:
-        self.view.value = decay_html(round(float(self.decay.value), 2), int(self.steps.value))
+    def fallback_html(self) -> str:
+        return decay_html(round(float(self.decay), 2), int(self.steps))

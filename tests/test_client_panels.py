@@ -1,0 +1,67 @@
+"""在浏览器里运行的面板（nlpbook.widgets._client.ClientPanel）的共同约定；浏览器里的操作见 test_browser.py 与 test_site.py。"""
+from __future__ import annotations
+
+import importlib
+import json
+import pkgutil
+
+import pytest
+
+import nlpbook.widgets as widgets
+from nlpbook.widgets._client import JS_DIR, PANEL_MIME, ClientPanel, esm_source, modules, site_bundle
+
+STATE_LIMIT = 400_000   # 一个面板保存的状态（JSON 字节）；一页的全部状态另有 1 MB 的上限（benchmarks/site_weight.py）
+
+
+def _panel_classes() -> list[type]:
+    for info in pkgutil.iter_modules(widgets.__path__):
+        importlib.import_module(f"nlpbook.widgets.{info.name}")
+    seen, todo = [], list(ClientPanel.__subclasses__())
+    while todo:
+        cls = todo.pop()
+        seen.append(cls)
+        todo.extend(cls.__subclasses__())
+    return sorted(seen, key=lambda c: c.__name__)
+
+
+CLASSES = _panel_classes()
+
+
+def test_every_module_has_a_panel_and_every_panel_a_module():
+    assert sorted(c.module for c in CLASSES) == modules(), "js/ 里的模块与 ClientPanel 子类应一一对应"
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
+def test_panel_bundle_state_and_fallback(cls):
+    p = cls()
+    data, _ = p._repr_mimebundle_()
+    assert set(data) == {"text/plain", "text/html", "application/vnd.jupyter.widget-view+json", PANEL_MIME}
+    assert data["text/plain"] == repr(p) and "0x" not in data["text/plain"]     # 确定的文字：nbval 比较它
+    spec = data[PANEL_MIME]
+    assert spec["module"] == cls.module and set(spec["state"]) == {"data", *cls.controls}
+    text = json.dumps(spec, ensure_ascii=False)
+    assert len(text.encode()) <= STATE_LIMIT, f"{cls.__name__} 的状态有 {len(text.encode())} 字节"
+    assert json.loads(text) == spec                                              # 只含 JSON 能表示的值
+    assert data["text/html"].startswith('<div class="nlpbook-panel-fallback">') and p.fallback_html() in data["text/html"]
+    for name in cls.controls:                                                    # 控件是同步给浏览器的值
+        assert p.traits()[name].metadata.get("sync"), f"{cls.__name__}.{name} 没有 sync=True"
+
+
+def test_esm_is_kit_plus_one_module_with_one_default_export():
+    for m in modules():
+        src = esm_source(m)
+        assert src.startswith((JS_DIR / "_kit.js").read_text(encoding="utf-8")) and src.count("export default ") == 1
+    bundle = site_bundle(modules())
+    assert "export " not in bundle and bundle.count("const NP = ") == 1
+    assert all(f'P["{m}"] = (function () {{' in bundle for m in modules())
+
+
+def test_bad_module_is_refused(tmp_path, monkeypatch):
+    import nlpbook.widgets._client as client
+    (tmp_path / "_kit.js").write_text("const NP = {};", encoding="utf-8")
+    (tmp_path / "two.js").write_text("export default {};\nexport default {};", encoding="utf-8")
+    monkeypatch.setattr(client, "JS_DIR", tmp_path)
+    with pytest.raises(ValueError, match="正好有一处"):
+        esm_source("two")
+    with pytest.raises(FileNotFoundError, match="没有面板模块"):
+        esm_source("missing")
