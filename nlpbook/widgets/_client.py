@@ -10,7 +10,8 @@
     没有控件前端的地方（nbconvert、阅读网站的脚本加载之前）显示它。
 保存的输出里还有 ``application/vnd.nlpbook.panel+json``：{"module", "state"}，阅读网站用它在浏览器里把面板重新搭起来
 （docs/site/conf.py 与 _static/panels-loader.js），不需要内核。
-需要内核才能回答的操作（自由输入的生成），模块 ``model.set`` 一个请求值，Python 端 observe 后把结果写回另一个值。
+需要内核才能回答的操作（自由输入的生成），模块 ``model.set`` 一个请求值，Python 端 observe 后把结果写回另一个值；
+阅读网站上 ``model.get("offline")`` 为 true，这类操作改用 Python 预先算好放进 ``data`` 的一组答案（如本章的几个提示词）。
 
 例：
     class Demo(ClientPanel):

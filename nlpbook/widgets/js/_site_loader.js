@@ -1,6 +1,7 @@
 // 阅读网站：页面里每个 <div class="nlpbook-site-panel"> 带着保存时的面板状态（JSON）；
 // 这里给模块一个只在本页内存里的 model（get/set/on/off/save_changes/send），再调用模块的 render。
-// 没有内核：set 只通知本页的监听者；需要内核的请求（send）在网站上不可用，模块自己给出预先算好的答案。
+// 没有内核：set 只通知本页的监听者；model.get("offline") 为 true（JupyterLab 里是 undefined），
+// 需要内核才能回答的操作在网站上改用 Python 预先算好放进 data 的答案。
 function localModel(state) {
   const handlers = {};
   const fire = (e) => (handlers[e] || []).slice().forEach((f) => f());
@@ -28,7 +29,7 @@ function boot() {
     const el = document.createElement("div");
     host.setAttribute("data-live", "1");
     host.replaceChildren(el);
-    mod.render({ model: localModel(spec.state), el });
+    mod.render({ model: localModel({ ...spec.state, offline: true }), el });
   }
 }
 
