@@ -33,7 +33,7 @@ def test_every_module_has_a_panel_and_every_panel_a_module():
 
 @pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
 def test_panel_bundle_state_and_fallback(cls):
-    p = cls()
+    p = cls.example()
     data, _ = p._repr_mimebundle_()
     assert set(data) == {"text/plain", "text/html", "application/vnd.jupyter.widget-view+json", PANEL_MIME}
     assert data["text/plain"] == repr(p) and "0x" not in data["text/plain"]     # 确定的文字：nbval 比较它

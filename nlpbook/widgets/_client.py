@@ -97,6 +97,11 @@ class ClientPanel(anywidget.AnyWidget):
     def fallback_html(self) -> str:  # 子类实现：当前状态的静态视图
         raise NotImplementedError
 
+    @classmethod
+    def example(cls) -> "ClientPanel":
+        """测试用的一个小实例（构造要参数的面板覆盖它，例如用玩具数据）。"""
+        return cls()
+
     @property
     def widget(self):
         """notebook 里显示的对象（面板自己；保留这个名字，与各章的 ``panel.widget`` 写法一致）。"""
