@@ -30,13 +30,15 @@ PANELS: dict[str, list[Step]] = {
     "01-task.ipynb": [
         Step("scorer.widget", "text", "评论：", "电影难看", "判为 差评"),
         Step("scorer.widget", "text", "评论：", "剧情精彩", "判为 好评"),
+        Step("scorer.widget", "text", "评论：", "好看好看，就是有点无聊", "总分 1 → 判为 好评"),
     ],
     "02-tokens.ipynb": [
         Step("playground.widget", "text", "句子：", "我喜欢看电影", "6 个字符 → 4 个 token"),
+        Step("playground.widget", "text", "句子：", "龘👍ok", "4 个字符 → 9 个 token（其中 7 个是字节回退片段）"),
     ],
     "04-learning.ipynb": [
-        Step("panel = LearningRatePanel(", "slider", "学习率", "ArrowRight*5"),
-        Step("panel = LearningRatePanel(", "slider", "步数", "ArrowLeft*10"),
+        Step("panel = LearningRatePanel(", "slider", "学习率", "ArrowRight*5", "学习率 0.63"),
+        Step("panel = LearningRatePanel(", "slider", "步数", "ArrowLeft*10", "→ 20 步后"),
     ],
     "05-ngrams.ipynb": [
         Step("panel = NGramWindowPanel(", "slider", "窗口 n", "ArrowRight", "n = 3"),
@@ -49,7 +51,11 @@ PANELS: dict[str, list[Step]] = {
     "07-word2vec.ipynb": [
         Step("panel = SkipGramWindow(", "slider", "窗口", "ArrowRight", "窗口 2：这句话共产生 10 个"),
         Step("panel = SkipGramWindow(", "text", "句子（空格分词）", "我 喜欢 看 电影 和 书", "窗口 2：这句话共产生 18 个"),
-        Step("word_map = EmbeddingMap(", "slider", "邻居数", "ArrowRight"),
+        Step("panel = SkipGramWindow(", "slider", "中心词位置", "ArrowRight", "以“电影”为中心"),
+        Step("panel = SkipGramWindow(", "text", "句子（空格分词）", "我喜欢看电影", "6 个字连在一起"),
+        Step("word_map = EmbeddingMap(", "slider", "邻居数", "ArrowRight", "离 美国 最近的 4 个词"),
+        Step("word_map = EmbeddingMap(", "dropdown", "选一个词", "银行", "离 银行 最近的 4 个词"),
+        Step("word_map = EmbeddingMap(", "dropdown", "− b", "日本", "人民币 − 日本 + 美国 ≈"),
     ],
     "08-rnn.ipynb": [
         Step("panel = DecayPanel(", "slider", "每步乘的系数", "ArrowRight", "系数 0.55 连乘 10 次"),
@@ -63,10 +69,13 @@ PANELS: dict[str, list[Step]] = {
         Step("panel = ConvWindowPanel(", "slider", "窗口宽度", "ArrowLeft", "宽度 2、堆叠 2 层"),
     ],
     "11-generation.ipynb": [
-        Step("GenerationPanel(lm.", "slider", "温度 T", "ArrowLeft*3", "温度 T=0.7"),
-        Step("GenerationPanel(lm.", "slider", "top-k（0=关）", "ArrowRight*5", "top-k=5"),
-        Step("GenerationPanel(lm.", "text", "种子", "7"),
-        Step("GenerationPanel(gru.", "text", "提示词", "房间很", "“房间很”之后的下一个字"),
+        # 面板在前一格搭好（那一格静态显示默认视图），这里的单元格只有 `panel.widget`，用注释里的字找它
+        Step("三元模型的生成面板", "slider", "温度 T", "ArrowLeft*3", "温度 T=0.7"),
+        Step("三元模型的生成面板", "slider", "top-k（0=关）", "ArrowRight*5", "top-k=5"),
+        # JupyterLab 里等内核采样好种子 7、8、9；网站上写明没有内核、显示的是预先采好的哪一组
+        Step("三元模型的生成面板", "text", "种子", "7", "种子 7、8、9"),
+        Step("GRU 的生成面板", "dropdown", "提示词", "房间很", "“房间很”之后的下一个字"),
+        Step("GRU 的生成面板", "slider", "top-p（1=关）", "ArrowLeft*2", "top-p=0.9"),
     ],
     "13-transformer.ipynb": [
         Step("explorer = AttentionExplorer()", "checkbox", "只看前文（因果遮罩）", True, "还看不到后面的 3 个词"),
@@ -86,6 +95,7 @@ PANELS: dict[str, list[Step]] = {
     ],
     "C-glossary.ipynb": [
         Step("box = GlossarySearch(", "text", "搜索：", "困惑度", "找到 1 条"),
+        Step("box = GlossarySearch(", "text", "搜索：", "", "全部术语：151 条"),
     ],
 }
 

@@ -32,6 +32,7 @@ from typing import NamedTuple
 import nbformat
 import pytest
 
+from _latency import append, measure_panels
 from _panels import PANELS, Step, drive_client
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -398,6 +399,33 @@ def _drive(page, nb, step: Step, trace: Trace) -> None:
     trace.log(f"面板 {step.cell}：{step.kind}「{step.label}」→ {step.value!r} 通过")
 
 
+TRAINING_CELL = ("# 量面板反应时间用：同一个内核里跑一段约 20 s 的训练\n"
+                 "import numpy as np\nfrom nlpbook.char_rnn import train_char_rnn\n"
+                 "_ = train_char_rnn(np.arange(20000) % 50, 50, steps=3000, seed=0)")
+
+
+def _time_panels(page, nb, name: str, trace: Trace) -> None:
+    """每个浏览器面板的每个控件：内核空闲时量一次；再在末尾加一格训练、趁它运行时再量一次（面板必须照样能动）。"""
+    roots = nb.locator(".jp-OutputArea-output > .nlpbook-panel")
+    if not roots.count():
+        return
+    rows = measure_panels(page, roots, "lab", name)
+    nb.locator(".jp-Cell").last.click()
+    page.keyboard.press("Escape")
+    page.keyboard.press("b")
+    page.keyboard.press("Enter")
+    page.keyboard.insert_text(TRAINING_CELL)
+    page.keyboard.press("Control+Enter")      # 运行，不在下面再加一格
+    _wait(page, trace, lambda st: st["status"] == "busy" and "[*]:" in st["prompts"], 60, "训练格没有开始运行")
+    trace.log("训练格在运行，量面板")
+    during = measure_panels(page, roots, "lab-training", name)
+    busy = _state(page, trace)["status"] == "busy"
+    rows += [dict(r, kernel_busy_after=busy) for r in during]
+    _wait(page, trace, lambda st: st["status"] == "idle" and _finished(st), 180, "训练格没有跑完")
+    append(os.environ["NLPBOOK_PANEL_TIMINGS"], rows)
+    trace.log(f"量了 {len(rows)} 行面板反应时间")
+
+
 def _save_artifacts(page, lab: Lab, trace: Trace, stem: str, exc: BaseException) -> list[Path]:
     """失败现场：截图（先滚到第一个没跑完的单元格）和 JSON（提示符、对话框、经过）。"""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -469,6 +497,8 @@ def test_notebook_runs_in_jupyterlab(lab, path):
         assert nb.get_by_text("Error displaying widget").count() == 0, "有控件没能显示"
         for step in PANELS.get(path.name, []):
             _drive(page, nb, step, trace)
+        if os.environ.get("NLPBOOK_PANEL_TIMINGS"):   # benchmarks/panel_latency.py：测量，不断言
+            _time_panels(page, nb, path.name, trace)
         assert errors.count() == 0, "操作控件后出现错误：" + " | ".join(errors.all_text_contents())[:3000]
         trace.log("完成")
         print("\n".join(trace.events))  # pytest -rP 可以看到每一步的用时

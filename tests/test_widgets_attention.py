@@ -1,4 +1,5 @@
-"""注意力浏览器（第 13 章“注意力浏览器”一节）：设置控件的 value，view 必须跟着变；数字从纯函数核对。"""
+"""注意力浏览器（第 13 章“注意力浏览器”一节）：设置控件的值，静态视图（fallback_html）必须跟着变；
+浏览器查的表（data）和视图里的数字都从纯函数核对。"""
 import inspect
 import re
 import time
@@ -21,8 +22,8 @@ def _numbers(view: str) -> list[float]:
 
 def test_default_view_is_it_with_both_heads_overlaid():
     p = AttentionExplorer()
-    v = p.view.value
-    assert p.query.value == IT_INDEX and p.step.value == "softmax" and p.head.value == OVERLAY
+    v = p.fallback_html()
+    assert p.query == IT_INDEX and p.step == "softmax" and p.head == OVERLAY
     assert "「它」" in v and "指代头" in v and "邻近头" in v and "示意值" in v
     assert "#CC79A7" in v and "#0072B2" in v          # 两个头各一种 Okabe–Ito 颜色
     nums = _numbers(v)
@@ -34,12 +35,12 @@ def test_default_view_is_it_with_both_heads_overlaid():
 
 def test_every_control_changes_the_view():
     p = AttentionExplorer()
-    seen = {p.view.value}
-    for control, value in ((p.query, 0), (p.step, "scores"), (p.step, "output"), (p.head, "指代头"),
-                           (p.head, "邻近头"), (p.causal, True), (p.query, IT_INDEX)):
-        control.value = value
-        assert p.view.value not in seen, (control.description, value)
-        seen.add(p.view.value)
+    seen = {p.fallback_html()}
+    for name, value in (("query", 0), ("step", "scores"), ("step", "output"), ("head", "指代头"),
+                        ("head", "邻近头"), ("causal", True), ("query", IT_INDEX)):
+        setattr(p, name, value)
+        assert p.fallback_html() not in seen, (name, value)
+        seen.add(p.fallback_html())
 
 
 def test_weights_sum_to_one_and_match_demo_heads():
@@ -62,17 +63,17 @@ def test_causal_puts_zero_weight_on_every_later_token():
 
 def test_causal_toggle_it_cannot_see_lei():
     p = AttentionExplorer()
-    p.head.value = "指代头"
-    before = _numbers(p.view.value)
+    p.head = "指代头"
+    before = _numbers(p.fallback_html())
     assert before[LEI] == pytest.approx(0.116) and before[0] == pytest.approx(0.522)
-    p.causal.value = True
-    v = p.view.value
+    p.causal = True
+    v = p.fallback_html()
     after = _numbers(v)
     assert len(after) == IT_INDEX + 1                 # 后面 3 个位置不再显示数，而是灰色的 0
     assert after[0] == pytest.approx(0.622)
     assert "还看不到后面的 3 个词（太、累、了）" in v and "权重恰好是 0" in v
-    p.step.value = "scores"
-    assert v.count("—") >= 3 and "−∞" in p.view.value and "<s>1.500</s>" in p.view.value
+    p.step = "scores"
+    assert v.count("—") >= 3 and "−∞" in p.fallback_html() and "<s>1.500</s>" in p.fallback_html()
 
 
 def test_output_step_shows_weighted_sum_of_values():
@@ -99,17 +100,17 @@ def test_trained_maps_layer_and_head_change_the_view():
     maps /= maps.sum(-1, keepdims=True)
     toks = list("这本书很好\n")
     e = AttentionExplorer.from_maps(maps, toks, layer=0, head=1)
-    assert e.query.value == T - 1 and e.causal.value and e.causal.disabled
-    assert [v for _, v in e.step.options] == ["softmax"]
-    assert "第 1 层" in e.view.value and "⏎" in e.view.value
-    assert _numbers(e.view.value) == [round(x, 3) for x in maps[0, 1, T - 1]]
-    seen = {e.view.value}
-    for control, value in ((e.layer, 1), (e.head, "头 3"), (e.head, OVERLAY), (e.query, 2)):
-        control.value = value
-        assert e.view.value not in seen, (control.description, value)
-        seen.add(e.view.value)
-    assert "第 2 层" in e.view.value
-    nums = _numbers(e.view.value)                    # 叠加、query=2：3 个可见位置 × 3 个头
+    assert e.query == T - 1 and e.causal and e.data["causal_fixed"]
+    assert [v for _, v in e.data["steps"]] == ["softmax"] and e.data["layers"] == ["第 1 层", "第 2 层"]
+    assert "第 1 层" in e.fallback_html() and "⏎" in e.fallback_html()
+    assert _numbers(e.fallback_html()) == [round(x, 3) for x in maps[0, 1, T - 1]]
+    seen = {e.fallback_html()}
+    for name, value in (("layer", 1), ("head", "头 3"), ("head", OVERLAY), ("query", 2)):
+        setattr(e, name, value)
+        assert e.fallback_html() not in seen, (name, value)
+        seen.add(e.fallback_html())
+    assert "第 2 层" in e.fallback_html()
+    nums = _numbers(e.fallback_html())               # 叠加、query=2：3 个可见位置 × 3 个头
     assert nums == [round(maps[1, h, 2, j], 3) for j in range(3) for h in range(H)]
 
 
@@ -127,20 +128,21 @@ def test_real_model_maps_are_accepted():
     text = "\n房间很干净。"
     maps = np.array(m.attention_maps(text))
     e = AttentionExplorer.from_maps(maps, list(text), layer=1, head=3)
-    assert e.layer.value == 1 and e.head.value == "头 4" and "第 2 层" in e.view.value
+    assert e.layer == 1 and e.head == "头 4" and "第 2 层" in e.fallback_html()
 
 
 def test_update_is_fast():
     p = AttentionExplorer()
     t0 = time.perf_counter()
     for step in ("scores", "softmax", "output", "scores", "output"):
-        p.step.value = step
+        p.step = step
+        p.fallback_html()
     assert (time.perf_counter() - t0) / 5 < 0.1
 
 
 def test_duplicate_tokens_get_unique_labels():
     e = AttentionExplorer(list("好好"), {"h": np.zeros((2, 2))})
-    assert [lab for lab, _ in e.query.options] == ["1·好", "2·好"]
+    assert e.data["labels"] == ["1·好", "2·好"]
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -200,33 +202,33 @@ def _links(view: str) -> dict:
 def test_link_picture_intensities_are_the_attention_weights():
     p = AttentionExplorer()
     w = demo_heads()
-    chips, links = _chips(p.view.value), _links(p.view.value)
+    chips, links = _chips(p.fallback_html()), _links(p.fallback_html())
     assert set(chips) == set(HEADS) == set(links)
     for h in HEADS:
         assert [chips[h][j] for j in range(len(TOKENS))] == pytest.approx(w[h][IT_INDEX], abs=6e-5)
         assert [links[h][j] for j in range(len(TOKENS))] == pytest.approx(w[h][IT_INDEX], abs=6e-5)
     # 换一个提问的词，深浅跟着变，仍然等于新一行的权重
-    p.query.value = 2
-    moved = _chips(p.view.value)
+    p.query = 2
+    moved = _chips(p.fallback_html())
     assert moved != chips
     for h in HEADS:
         assert [moved[h][j] for j in range(len(TOKENS))] == pytest.approx(w[h][2], abs=6e-5)
-    p.head.value = "指代头"
-    assert set(_chips(p.view.value)) == {"指代头"}
+    p.head = "指代头"
+    assert set(_chips(p.fallback_html())) == {"指代头"}
 
 
 def test_link_picture_masked_keys_have_zero_intensity_and_no_line():
     p = AttentionExplorer()
-    p.causal.value = True
-    chips, links = _chips(p.view.value), _links(p.view.value)
+    p.causal = True
+    chips, links = _chips(p.fallback_html()), _links(p.fallback_html())
     d = explorer_data(TOKENS, SCORES, IT_INDEX, causal=True)
     for h in HEADS:
         assert all(chips[h][j] == 0 for j in range(IT_INDEX + 1, len(TOKENS)))
         assert sorted(links[h]) == list(range(IT_INDEX + 1))          # 只连向看得见的词
         assert [chips[h][j] for j in range(len(TOKENS))] == pytest.approx(d["weights"][h], abs=6e-5)
-    assert p.view.value.count('fill="url(#attn-hatch)"') == len(TOKENS) - IT_INDEX - 1
-    p.step.value = "scores"                                              # 第 ① 步还没有权重：不画连线图
-    assert 'class="links"' not in p.view.value
+    assert p.fallback_html().count('fill="url(#attn-hatch)"') == len(TOKENS) - IT_INDEX - 1
+    p.step = "scores"                                                    # 第 ① 步还没有权重：不画连线图
+    assert 'class="links"' not in p.fallback_html()
 
 
 def test_trained_explorer_links_and_fits_900px():
@@ -236,18 +238,65 @@ def test_trained_explorer_links_and_fits_900px():
     maps = np.array(m.attention_maps(text))
     q = list(text).index("还")
     e = AttentionExplorer.from_maps(maps, list(text), layer=1, head=3, query=q)
-    chips = _chips(e.view.value)["头 4"]
+    chips = _chips(e.fallback_html())["头 4"]
     assert [chips[j] for j in range(len(text))] == pytest.approx(np.where(np.arange(len(text)) <= q, maps[1, 3, q], 0),
                                                                   abs=6e-5)
     assert all(chips[j] == 0 for j in range(q + 1, len(text)))
-    e.query.value = 5
-    assert [_chips(e.view.value)["头 4"][j] for j in range(len(text))] == \
+    e.query = 5
+    assert [_chips(e.fallback_html())["头 4"][j] for j in range(len(text))] == \
         pytest.approx(maps[1, 3, 5], abs=6e-5)
-    e.head.value = OVERLAY
-    assert set(_chips(e.view.value)) == {f"头 {h + 1}" for h in range(maps.shape[1])}
+    e.head = OVERLAY
+    assert set(_chips(e.fallback_html())) == {f"头 {h + 1}" for h in range(maps.shape[1])}
     # 放得进 900 px 的栏：连线图最宽 860 px；数字表分成几张，每张的列数 × 列宽不超过 860 px
-    v = e.view.value
+    v = e.fallback_html()
     assert int(re.search(r'<svg[^>]*class="links" width="(\d+)"', v).group(1)) <= 860
     tables = re.findall(r"<table.*?</table>", v)
     assert len(tables) >= 2 and all(t.count("<th") * 48 <= 860 for t in tables)
     assert sum(t.count("<th") for t in tables) == len(text)
+
+
+# ---------- 浏览器里查的表（data）：Python 用 explorer_data 一次算好，按显示的位数取三位小数 ----------
+def test_data_holds_every_weight_row_rounded_to_three_decimals():
+    p = AttentionExplorer()
+    d = p.data
+    assert d["tokens"] == TOKENS and d["heads"] == list(HEADS) and d["layers"] is None
+    assert [v for _, v in d["steps"]] == ["scores", "softmax", "output"]
+    for causal in (False, True):
+        w = demo_heads(causal)
+        for q in range(len(TOKENS)):
+            for h, name in enumerate(HEADS):
+                assert d["w"][0][int(causal)][q][h] == [round(float(x), 3) for x in w[name][q]]
+                assert d["sum"][0][int(causal)][q][h] == 1.0
+                out = w[name][q] @ demo_values()
+                assert d["out"][0][int(causal)][q][h] == [round(float(x), 3) for x in out]
+    assert d["w"][0][1][IT_INDEX][0][LEI] == 0.0                # 只看前文：“它”看不到“累”
+    assert d["w"][0][0][IT_INDEX][0][0] == 0.522 and d["top"][0][0][IT_INDEX][0] == [0, 3, 8]   # 小猫、桌子、累
+    assert d["scores"][0][0][IT_INDEX] == [round(float(x), 3) for x in SCORES["指代头"][IT_INDEX]]
+    assert d["rgb"][0][0][IT_INDEX][0].startswith("#") and len(d["rgb"][0][0][IT_INDEX][0]) == 7
+
+
+def test_trained_data_has_every_layer_with_the_mask_on_only():
+    rng = np.random.default_rng(1)
+    maps = rng.random((2, 3, 4, 4)) * np.tril(np.ones((4, 4)))
+    maps /= maps.sum(-1, keepdims=True)
+    e = AttentionExplorer.from_maps(maps, list("abcd"), layer=1)
+    d = e.data
+    assert d["scores"] is None and d["out"] is None and d["causal_fixed"]
+    for L in range(2):
+        assert d["w"][L][0] is None                           # 训练好的模型不关遮罩：不算这半张表
+        for q in range(4):
+            assert d["w"][L][1][q] == [[round(float(x), 3) for x in maps[L, h, q]] for h in range(3)]
+
+
+def test_bad_trait_values_are_refused():
+    from traitlets import TraitError
+    p = AttentionExplorer()
+    for name, value, match in (("query", 10, r"query 必须是 0\.\.9"), ("step", "logits", "step 只能是"),
+                               ("head", "主语头", "head 只能是"), ("layer", 1, r"layer 必须是 0\.\.0")):
+        with pytest.raises(TraitError, match=match):
+            setattr(p, name, value)
+    e = AttentionExplorer.from_maps(np.full((1, 1, 3, 3), 1 / 3), list("abc"))
+    with pytest.raises(TraitError, match="本身就是因果的"):
+        e.causal = False
+    with pytest.raises(TraitError, match="step 只能是"):
+        e.step = "scores"

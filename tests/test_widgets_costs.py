@@ -1,4 +1,5 @@
-"""第 14 章的面板：KV cache 计算器、RNN vs Transformer 步数、上下文窗口。设置控件的 value，view 必须跟着变。"""
+"""第 14 章的面板：KV cache 计算器、RNN vs Transformer 步数、上下文窗口。设置控件的值，静态视图（fallback_html）必须跟着变；
+浏览器用的数据（data）从纯函数核对。"""
 import pytest
 
 from nlpbook.cost import kv_cache_bytes
@@ -7,7 +8,7 @@ from nlpbook.cost import kv_cache_bytes
 def test_kv_cache_panel_default_is_the_text_setting():
     from nlpbook.widgets.kv_cache import KVCachePanel
     p = KVCachePanel()
-    v = p.view.value
+    v = p.fallback_html()
     assert "2 × 1 × 32 × 8,192 × <b>8</b> × 128 × 2 字节" in v
     assert "<b>1,073,741,824</b>" in v and "1 GiB（1.07 GB）" in v and "<svg" in v
     assert "是 MHA 的 1/4" in v
@@ -16,26 +17,31 @@ def test_kv_cache_panel_default_is_the_text_setting():
 def test_kv_cache_panel_every_control_changes_the_view():
     from nlpbook.widgets.kv_cache import KVCachePanel
     p = KVCachePanel()
-    seen = {p.view.value}
-    for control, value in ((p.batch, 4), (p.layers, 16), (p.tokens, 4096), (p.head_dim, 64),
-                           (p.bytes_per_number, 0.5), (p.kind, "MHA"), (p.groups, 4), (p.n_heads, 16)):
-        control.value = value
-        assert p.view.value not in seen, control.description
-        seen.add(p.view.value)
+    seen = {p.fallback_html()}
+    for name, value in (("batch", 4), ("layers", 16), ("tokens", 4096), ("head_dim", 64),
+                        ("bytes_per_number", 0.5), ("kind", "MHA"), ("groups", 4), ("n_heads", 16)):
+        setattr(p, name, value)
+        assert p.fallback_html() not in seen, name
+        seen.add(p.fallback_html())
     # 最后的设置：4 条序列、16 层、4,096 token、MHA 16 个 head、64 维、4 位量化
     expect = kv_cache_bytes(4, 16, 4096, 16, 64, 0.5)
-    assert f"<b>{expect:,}</b>" in p.view.value and "与 MHA 相同" in p.view.value
+    assert f"<b>{expect:,}</b>" in p.fallback_html() and "与 MHA 相同" in p.fallback_html()
 
 
 def test_kv_cache_panel_mqa_and_group_options():
     from nlpbook.widgets.kv_cache import KVCachePanel, divisors
     p = KVCachePanel()
-    p.kind.value = "MQA"
-    assert "<b>134,217,728</b>" in p.view.value and "128 MiB" in p.view.value and "1/32" in p.view.value
-    p.kind.value = "GQA"
-    p.n_heads.value = 12                      # 8 不整除 12：组数退到不超过 8 的最大约数 6
-    assert list(p.groups.options) == divisors(12) and p.groups.value == 6
-    assert "<b>6</b> 个 KV head" in p.view.value
+    p.kind = "MQA"
+    assert "<b>134,217,728</b>" in p.fallback_html() and "128 MiB" in p.fallback_html() and "1/32" in p.fallback_html()
+    p.kind = "GQA"
+    p.n_heads = 12                            # 8 不整除 12：组数退到不超过 8 的最大约数 6
+    assert p.group_options == divisors(12) and p.groups == 6
+    assert "<b>6</b> 个 KV head" in p.fallback_html()
+    # 浏览器里的组数选项查的是 Python 算好的约数表
+    assert p.data["divisors"][12 - 1] == divisors(12) == [1, 2, 3, 4, 6, 12] and len(p.data["divisors"]) == 128
+    assert p.data["divisors"][32 - 1] == [1, 2, 4, 8, 16, 32]
+    assert [v for _, v in p.data["bytes_options"]] == [4, 2, 1, 0.5] and p.data["kinds"] == ["MHA", "GQA", "MQA"]
+    assert p.data["ranges"]["tokens"] == [256, 131_072, 256]
 
 
 def test_parallel_steps_counts():
@@ -50,17 +56,17 @@ def test_parallel_steps_counts():
 def test_rnn_vs_transformer_panel_updates():
     from nlpbook.widgets.parallel_steps import RNNvsTransformerPanel
     p = RNNvsTransformerPanel()
-    v = p.view.value
+    v = p.fallback_html()
     assert "已走 <b>1</b> / 10 步" in v and "“小猫”" in v and "已走 <b>1</b> / 1 步" in v
-    p.step.value = 7
-    assert "第 7 个词“它”" in p.view.value and "已走 <b>7</b> / 10 步" in p.view.value
-    assert "早在第 1 步就全部算完了" in p.view.value
-    p.layers.value = 3
-    assert p.step.max == 30 and "/ 30 步" in p.view.value and "/ 3 步" in p.view.value
-    p.n_tokens.value = 2                        # 上限变成 6，当前步被截到 6
-    assert p.step.max == 6 and p.step.value == 6 and "已走 <b>6</b> / 6 步" in p.view.value
-    p.step.value = 0
-    assert p.view.value.count("还没开始") == 2
+    p.step = 7
+    assert "第 7 个词“它”" in p.fallback_html() and "已走 <b>7</b> / 10 步" in p.fallback_html()
+    assert "早在第 1 步就全部算完了" in p.fallback_html()
+    p.layers = 3
+    assert p.step_max == 30 and "/ 30 步" in p.fallback_html() and "/ 3 步" in p.fallback_html()
+    p.n_tokens = 2                              # 上限变成 6，当前步被截到 6
+    assert p.step_max == 6 and p.step == 6 and "已走 <b>6</b> / 6 步" in p.fallback_html()
+    p.step = 0
+    assert p.fallback_html().count("还没开始") == 2
 
 
 def test_context_window_panel_updates():
@@ -111,31 +117,37 @@ def test_kv_cache_labels_fit_inside_the_chart():
 
 
 def test_kv_cache_groups_disabled_with_a_reason_outside_gqa():
-    from nlpbook.widgets.kv_cache import KVCachePanel
+    from nlpbook.widgets.kv_cache import KVCachePanel, groups_reason
     p = KVCachePanel()
-    assert not p.groups.disabled and "约数" in p.groups_reason.value
+    assert not p.groups_disabled and "约数" in groups_reason(p.kind, p.groups)
     for kind, word in (("MHA", "不分组"), ("MQA", "1 组")):
-        p.kind.value = kind
-        assert p.groups.disabled and "只对 GQA 有意义" in p.groups_reason.value and word in p.groups_reason.value
-        assert any(p.groups_reason in getattr(row, "children", ()) for row in p.widget.children)
-    p.kind.value = "GQA"
-    assert not p.groups.disabled
+        p.kind = kind
+        reason = groups_reason(p.kind, p.groups)
+        assert p.groups_disabled and "只对 GQA 有意义" in reason and word in reason and "仍按 8 组画" in reason
+        assert p.data["reasons"][kind] in reason                 # 浏览器里显示的是同一段说明
+    p.kind = "GQA"
+    assert not p.groups_disabled
 
 
 def test_step_slider_max_and_value_update_together_when_the_range_grows():
-    """浏览器里只改滑块的 max 时，End 键仍跳到旧上限（noUiSlider 的键盘处理留着旧范围）。
-    所以范围一变，面板换上一个 value 与 max 一起设好的新滑块，放在原来的位置。"""
-    from nlpbook.widgets.parallel_steps import RNNvsTransformerPanel
+    """步数的上限 = 词数 × 层数（浏览器里是原生滑块，改 max 后 End 键直接到新上限）；范围缩小时当前步截到新上限。"""
+    from traitlets import TraitError
+
+    from nlpbook.widgets.parallel_steps import RNNvsTransformerPanel, step_counts
     p = RNNvsTransformerPanel()
-    old = p.step
-    old.value = 10                                  # 10 个词、1 层：走到最后一步
-    p.layers.value = 6                              # 范围变成 0..60
-    new = p.step
-    assert new is not old and new.max == 60 and new.value == 10
-    assert p.widget.children[1] is new and old.comm is None          # 旧滑块已关闭、不在面板里
-    new.value = new.max                             # End 键：到新的上限
-    assert "已走 <b>60</b> / 60 步" in p.view.value
-    p.n_tokens.value = 2                            # 范围缩小：值截到新上限
-    assert p.step.max == 12 and p.step.value == 12 and p.widget.children[1] is p.step
-    p.step.value = 3
-    assert "已走 <b>3</b> / 12 步" in p.view.value and "试一试" in p.view.value
+    p.step = 10                                     # 10 个词、1 层：走到最后一步
+    p.layers = 6                                    # 范围变成 0..60，当前步不动
+    assert p.step_max == 60 and p.step == 10
+    p.step = p.step_max                             # End 键：到新的上限
+    assert "已走 <b>60</b> / 60 步" in p.fallback_html()
+    p.n_tokens = 2                                  # 范围缩小：值截到新上限
+    assert p.step_max == 12 and p.step == 12
+    p.step = 3
+    assert "已走 <b>3</b> / 12 步" in p.fallback_html() and "试一试" in p.fallback_html()
+    with pytest.raises(TraitError, match="step 取 0—12"):
+        p.step = 13
+    # 浏览器查的步数表：每个（词数, 层数）的 [RNN, RNN 流水线, Transformer]，来自 step_counts
+    counts = p.data["counts"]
+    assert len(counts) == 10 and all(len(row) == 6 for row in counts)
+    assert counts[10 - 1][2 - 1] == [20, 11, 2] and counts[3 - 1][6 - 1] == list(step_counts(3, 6).values())
+    assert p.data["tokens"][:2] == ["小猫", "没有"] and p.data["max_layers"] == 6

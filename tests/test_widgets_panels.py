@@ -56,14 +56,14 @@ def _ngram_stats():
 def test_ngram_panel_marks_n_on_both_curves():
     from nlpbook.widgets.ngram_window import NGramWindowPanel
     p = NGramWindowPanel(_ngram_stats(), n=1)
-    first = [float(x) for x in re.findall(r'class="mark" x1="([\d.]+)"', p.view.value)]
-    assert len(first) == 2 and p.view.value.count("所选 n = 1") == 2
-    p.n.value = 3
-    moved = [float(x) for x in re.findall(r'class="mark" x1="([\d.]+)"', p.view.value)]
-    assert all(b > a for a, b in zip(first, moved)) and "所选 n = 3" in p.view.value
-    assert "试一试" in p.view.value
+    first = [float(x) for x in re.findall(r'class="mark" x1="([\d.]+)"', p.fallback_html())]
+    assert len(first) == 2 and p.fallback_html().count("所选 n = 1") == 2
+    p.n = 3
+    moved = [float(x) for x in re.findall(r'class="mark" x1="([\d.]+)"', p.fallback_html())]
+    assert all(b > a for a, b in zip(first, moved)) and "所选 n = 3" in p.fallback_html()
+    assert "试一试" in p.fallback_html()
     # 两张图并排放得进 900 px 的栏
-    assert sum(int(w) for w in re.findall(r'<svg[^>]* width="(\d+)"', p.view.value)) + 8 <= 900
+    assert sum(int(w) for w in re.findall(r'<svg[^>]* width="(\d+)"', p.fallback_html())) + 8 <= 900
 
 
 def test_ngram_panel_share_axis_stops_at_100_percent():
@@ -94,9 +94,8 @@ def test_lstm_bars_scale_to_the_data():
     from nlpbook.widgets.lstm_gates import LSTMGatePanel, nice_top
     assert nice_top([0.82, 0.47]) == 1.0 and nice_top([0.05, 0.01]) == pytest.approx(0.06) and nice_top([0]) == 1.0
     p = LSTMGatePanel()
-    for s, v in ((p.c_prev, 0.05), (p.f, 0.1), (p.i, 0.05), (p.g, 0.1), (p.o, 0.2)):
-        s.value = v
-    svg = p.view.value.split("<svg")[1]
+    p.c_prev, p.f, p.i, p.g, p.o = 0.05, 0.1, 0.05, 0.1, 0.2
+    svg = p.fallback_html().split("<svg")[1]
     heights = [float(h) for h in re.findall(r'<rect x="[\d.]+" y="[\d.]+" width="[\d.]+" height="([\d.]+)"', svg)]
     assert max(heights) > 0.6 * 160        # 最高的柱占画图区大半，而不是 0–2 轴上的一条细线
     assert ">2<" not in svg and ">0.06<" in svg
@@ -105,9 +104,10 @@ def test_lstm_bars_scale_to_the_data():
 def test_tokenizer_playground_caps_what_is_drawn():
     from nlpbook.widgets.tokenizer_playground import MAX_CHARS, MAX_CHIPS, TokenizerPlayground
     p = TokenizerPlayground()
-    assert "只画出" not in p.view.value and "试一试" in p.view.value
-    p.text.value = "小猫没有跳上桌子，因为它太累了。龘👍" * 120        # 18 × 120 = 2,160 个字符
-    v = p.view.value
+    assert "只画出" not in p.fallback_html() and "试一试" in p.fallback_html()
+    p.text = "小猫没有跳上桌子，因为它太累了。龘👍" * 120        # 18 × 120 = 2,160 个字符
+    v = p.fallback_html()
+    assert p.data["max_chars"] == MAX_CHARS and p.data["max_chips"] == MAX_CHIPS
     assert v.count("<span") == MAX_CHIPS
     assert f"只切分了前 {MAX_CHARS:,} 个" in v and "后面 160 个没有处理" in v
     n = int(re.search(r"<b>([\d,]+) 个 token</b>", v).group(1).replace(",", ""))
@@ -118,13 +118,39 @@ def test_tokenizer_playground_caps_what_is_drawn():
 def test_skipgram_hint_for_chinese_without_spaces():
     from nlpbook.widgets.skipgram_window import SkipGramWindow
     w = SkipGramWindow()
-    assert w.segment.disabled and "连在一起" not in w.view.value and "overflow-wrap:anywhere" in w.view.value
-    w.text.value = "我喜欢看电影"
-    assert "共产生 <b>0</b>" in w.view.value and "6 个字连在一起" in w.view.value and "加空格" in w.view.value
-    assert not w.segment.disabled
+    assert not w.needs_segmenting and "连在一起" not in w.fallback_html() and "overflow-wrap:anywhere" in w.fallback_html()
+    w.text = "我喜欢看电影"
+    assert "共产生 <b>0</b>" in w.fallback_html() and "6 个字连在一起" in w.fallback_html() and "加空格" in w.fallback_html()
+    assert w.needs_segmenting
     pytest.importorskip("jieba")
-    w.segment.click()
-    assert w.text.value == "我 喜欢 看 电影" and "共产生 <b>6</b>" in w.view.value and w.segment.disabled
+    w.segment()                                      # 浏览器里点按钮：segment_request 加 1，Python 切好写回
+    assert w.text == "我 喜欢 看 电影" and "共产生 <b>6</b>" in w.fallback_html() and not w.needs_segmenting
+    assert w.segment_done == w.segment_request == 1 and w.segment_error == ""
+
+
+def test_skipgram_site_table_is_what_jieba_cuts():
+    """网站上没有内核：按钮查 data["segmented"]。它必须与 jieba 切出的一样，且盖住本章的每个例句。"""
+    pytest.importorskip("jieba")
+    from nlpbook.datasets import jieba_cut
+    from nlpbook.widgets.skipgram_window import EXAMPLES, SEGMENTED, SkipGramWindow
+    table = SkipGramWindow().data["segmented"]
+    assert {s.replace(" ", "") for s in EXAMPLES} == set(SEGMENTED) <= set(table)
+    for token, spaced in table.items():
+        assert spaced == " ".join(jieba_cut(token)), token
+    assert table["这部电影很坏"] == "这部 电影 很坏"          # jieba 的词典和手工分词不一样
+
+
+def test_skipgram_splits_like_python_and_clamps_center():
+    from nlpbook.widgets.skipgram_window import SkipGramWindow
+    w = SkipGramWindow("我 喜欢 看 电影", window=1, center=9)
+    assert w.center == 3                             # 超出句子的中心词位置截到最后一个词
+    spaces = w.data["spaces"]
+    assert "\u3000" in spaces and "\x1c" in spaces and "\ufeff" not in spaces     # 与 str.split() 一致（不是 JS 的 \s）
+    assert "".join(spaces).split() == [] and all(ch.isspace() for ch in spaces)
+    w.text = "我\u3000喜欢"
+    assert "共产生 <b>2</b>" in w.fallback_html() and w.center == 1
+    with pytest.raises(Exception):
+        w.window = 6
 
 
 def _dateline_map():
@@ -138,40 +164,90 @@ def test_embedding_map_word_list_drops_tokens_with_digits():
     assert word_choices(["北京", "１日", "一月", "GDP", "A股2"]) == (["北京", "一月", "GDP"], ["１日", "A股2"])
     table, words, coords = _dateline_map()
     m = EmbeddingMap(table, words, coords=coords, word="美国", equation=("人民币", "中国", "美国"), metric="cosine")
-    assert "１日" not in m.word.options and "１日" not in m.a.options and "一月" in m.word.options
-    assert "“１月”、“１日”等 2 个含数字" in m.view.value
-    assert ">１日</text>" in m.view.value               # 仍画在图上
+    assert "１日" not in m.choices and "一月" in m.choices
+    assert [words[i] for i in m.data["choices"]] == m.choices and m.data["analogy"]["size"] == len(m.choices) == 8
+    assert "“１月”、“１日”等 2 个含数字" in m.fallback_html() and m.data["note"].startswith("下拉框只列")
+    assert ">１日</text>" in m.fallback_html()               # 仍画在图上
+    with pytest.raises(Exception, match="不在下拉框的词里"):
+        m.a = "１日"
 
 
-def test_embedding_map_repeated_words_explained_and_controls_disabled():
+def test_embedding_map_repeated_words_explained():
     from nlpbook.datasets import EMBEDDING_MAP
     from nlpbook.widgets.embedding_map import EmbeddingMap
     table, words = np.array(list(EMBEDDING_MAP.values())), list(EMBEDDING_MAP)
     m = EmbeddingMap(table, words, word="猫")
-    assert "≈" in m.view.value and "重复" not in m.view.value and not m.a.disabled
-    m.b.value = "国王"
-    assert "“国王”出现了 2 次" in m.view.value and "a − b 抵消成 0" in m.view.value and "≈" not in m.view.value
-    m.b.value, m.c.value = "男人", "国王"
-    assert "“国王”出现了 2 次" in m.view.value and "三个不同的词" in m.view.value
-    m.use_equation.value = False
-    assert m.a.disabled and m.b.disabled and m.c.disabled and "出现了" not in m.view.value
-    assert "试一试" in m.view.value and "下拉框只列" not in m.view.value
+    assert "≈" in m.fallback_html() and "重复" not in m.fallback_html() and m.use_equation
+    m.b = "国王"
+    assert "“国王”出现了 2 次" in m.fallback_html() and "a − b 抵消成 0" in m.fallback_html() and "≈" not in m.fallback_html()
+    m.b, m.c = "男人", "国王"
+    assert "“国王”出现了 2 次" in m.fallback_html() and "三个不同的词" in m.fallback_html()
+    m.use_equation = False
+    assert m.equation is None and "出现了" not in m.fallback_html()
+    assert "试一试" in m.fallback_html() and "下拉框只列" not in m.fallback_html() and m.data["note"] == ""
+
+
+def test_embedding_map_for_trained_vectors_stores_fewer_numbers():
+    """第 7 章的设置：得分两位小数，算式只在给定的词里选、不写得分（存的数少，别的机器上不会碰上舍入的边界）。"""
+    from nlpbook.widgets.embedding_map import EmbeddingMap
+    table, words, coords = _dateline_map()
+    m = EmbeddingMap(table, words, coords=coords, word="美国", equation=("人民币", "中国", "美国"), metric="cosine",
+                     digits=2, equation_score=False, equation_words=["美国", "人民币", "中国", "日本", "美元"])
+    assert m.equation_choices == ["中国", "美国", "日本", "人民币", "美元"] and m.data["analogy"]["size"] == 5
+    assert "score" not in m.data["analogy"] and m.analogy_answer("人民币", "中国", "美国")[1] is None
+    html = m.fallback_html()
+    assert "（按余弦相似度最近的词，不算 a、b、c 自己）" in html and re.search(r"（-?\d\.\d\d）", html)
+    assert all(s == round(s, 2) for row in m.data["scores"] for s in row)
+    m.a = "日本"
+    with pytest.raises(Exception, match="不在下拉框的词里"):
+        m.a = "北京"                                   # 能选来看近邻，但不在算式的词里
+    m.word = "北京"
+    with pytest.raises(ValueError, match="算式可选的词"):
+        EmbeddingMap(table, words, coords=coords, equation=("北京", "中国", "美国"), equation_words=["中国", "美国"])
+
+
+def test_embedding_map_data_matches_the_package():
+    """浏览器查的表 = embedding.nearest / analogy 的结果（得分只留显示的 3 位小数）；标签底图不重叠。"""
+    from nlpbook.embedding import analogy, nearest
+    from nlpbook.svgplot import scatter_chart
+    from nlpbook.widgets.embedding_map import EmbeddingMap, map_layout, pack, unpack
+    table, words, coords = _dateline_map()
+    m = EmbeddingMap(table, words, coords=coords, word="美国", equation=("人民币", "中国", "美国"), metric="cosine")
+    d = m.data
+    for i, w in enumerate(words):
+        near = nearest(table, words, w, k=d["max_k"], metric="cosine")
+        assert [words[j] for j in d["neighbours"][i]] == [x for x, _ in near]
+        assert d["scores"][i] == [float(f"{s:.3f}") for _, s in near]
+    for a, b, c in [("人民币", "中国", "美国"), ("北京", "中国", "日本"), ("美元", "一月", "东京")]:
+        best, s = analogy(table, words, a, b, c, metric="cosine")[0]
+        assert m.analogy_answer(a, b, c) == (best, float(f"{s:.3f}"))
+    assert unpack(d["analogy"]["best"])[:1] == [0] and len(unpack(d["analogy"]["score"])) == 8 ** 3
+    assert pack([1, 35, 36]) == {"text": "010z10", "width": 2, "offset": 0} and unpack(pack([-3, 5], -3)) == [-3, 5]
+    # 底图 = scatter_chart 把每个词都加粗时的位置（点、标签、引线）
+    svg = scatter_chart(coords, words, highlight={w: "#888" for w in words}, title="t", width=860, height=420)
+    layout = map_layout(coords, words, "t")
+    texts = [tuple(map(float, xy)) for xy in re.findall(r'<text x="([\d.-]+)" y="([\d.-]+)" fill', svg)]
+    dots = [tuple(map(float, xy)) for xy in re.findall(r'<circle cx="([\d.-]+)" cy="([\d.-]+)"', svg)]
+    assert texts == [tuple(r[2:4]) for r in layout] and dots == [tuple(r[:2]) for r in layout]
+    leads = re.findall(r'x2="([\d.-]+)" y2="([\d.-]+)" stroke="#aaa"', svg)
+    assert [tuple(map(float, xy)) for xy in leads] == [tuple(r[4:]) for r in layout if r[4] is not None]
 
 
 def test_conv_panel_draws_windows_and_receptive_field():
     from nlpbook.widgets.conv_window import ConvWindowPanel
     p = ConvWindowPanel()
-    starts = re.findall(r'class="window" data-start="(\d+)" data-width="3"', p.view.value)
+    starts = re.findall(r'class="window" data-start="(\d+)" data-width="3"', p.fallback_html())
     assert starts == ["0", "1", "2"]
-    spans = {int(l): int(s) for l, s in re.findall(r'class="field" data-level="(\d+)" data-span="(\d+)"', p.view.value)}
+    spans = {int(l): int(s) for l, s in re.findall(r'class="field" data-level="(\d+)" data-span="(\d+)"', p.fallback_html())}
     assert spans == {1: 1, 0: 3}
-    assert re.findall(r'class="probe" data-inside="(\d)"', p.view.value) == ["1", "0"]
-    p.layers.value = 10
-    spans = {int(l): int(s) for l, s in re.findall(r'class="field" data-level="(\d+)" data-span="(\d+)"', p.view.value)}
+    assert re.findall(r'class="probe" data-inside="(\d)"', p.fallback_html()) == ["1", "0"]
+    p.layers = 10
+    spans = {int(l): int(s) for l, s in re.findall(r'class="field" data-level="(\d+)" data-span="(\d+)"', p.fallback_html())}
     assert spans[0] == 21 and spans[10] == 1 and len(spans) == 11
-    assert re.findall(r'class="probe" data-inside="(\d)"', p.view.value) == ["1", "1"]
-    p.width.value = 5
-    assert re.findall(r'class="window" data-start="(\d+)"', p.view.value) == ["0"]
-    p.tokens = ["好看"]
-    p.update()
-    assert "把宽度调到 1 或更小" in p.view.value
+    assert re.findall(r'class="probe" data-inside="(\d)"', p.fallback_html()) == ["1", "1"]
+    p.width = 5
+    assert re.findall(r'class="window" data-start="(\d+)"', p.fallback_html()) == ["0"]
+    short = ConvWindowPanel(["好看"], width=5, layers=10)
+    assert "把宽度调到 1 或更小" in short.fallback_html() and short.data["n_windows"] == [1, 0, 0, 0, 0]
+    # 色带上的字是深色（白字在橙、绿、天蓝的色带上对比度不到 4.5:1），两张图都有 role="img" 和说明
+    assert 'fill="#fff"' not in p.fallback_html() and p.fallback_html().count('role="img" aria-label="') == 2

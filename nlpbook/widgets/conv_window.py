@@ -2,18 +2,24 @@
 
 视图是两张 SVG：上面是每个窗口盖住句子里的哪几个词（一条色带一个窗口），下面是层层堆叠后
 最上层一个输出的感受野（倒金字塔：越往下盖住的词越多），并标出相距 distance 个词的两个位置是否都落在里面。
+面板在浏览器里运行（js/conv_window.js）：Python 用 cnn.windows / cnn.receptive_field 把滑块上每个宽度、每个层数的
+窗口个数和感受野算一次，浏览器里查表画图。
 """
 from __future__ import annotations
 
 import html
 
-import ipywidgets as W
+import traitlets
 
 from ..cnn import receptive_field, windows
 from ..palette import PALETTE
-from ._base import Panel
+from ._client import ClientPanel
+
+__all__ = ["DEFAULT_TOKENS", "TRY", "MAX_WIDTH", "MAX_LAYERS", "windows_svg", "field_svg", "windows_html",
+           "ConvWindowPanel"]
 
 DEFAULT_TOKENS = ("这部", "电影", "不", "太", "好看")
+MAX_WIDTH, MAX_LAYERS = 5, 12
 TRY = "试一试：宽度停在 3，把层数一格一格往上拖：最底下一行每层多盖住 2 个词，拖到第几层时右边的红点变成绿点？"
 SVG_STYLE = "font-family:sans-serif;font-size:12px;max-width:100%;height:auto"
 IN, OUT = "#009E73", "#D55E00"   # 落在 / 不在感受野里
@@ -31,13 +37,14 @@ def windows_svg(tokens, width: int, chart_width: int = 860) -> str:
     height = token_y + 34
     e = html.escape
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{chart_width}" height="{height}" '
-           f'viewBox="0 0 {chart_width} {height}" style="{SVG_STYLE}">']
+           f'viewBox="0 0 {chart_width} {height}" role="img" aria-label="宽度 {width} 的窗口盖住哪几个词" '
+           f'style="{SVG_STYLE}">']
     for k in range(len(wins)):
         color = PALETTE[k % 6]
         x, y = left + k * cw + 2, 8 + k * (band_h + gap)
         out.append(f'<rect class="window" data-start="{k}" data-width="{width}" x="{x:.1f}" y="{y}" '
                    f'width="{width * cw - 4:.1f}" height="{band_h}" rx="4" fill="{color}" fill-opacity="0.85"/>'
-                   f'<text x="{x + 6:.1f}" y="{y + 14}" fill="#fff" font-weight="bold">窗口 {k + 1} → 输出 {k + 1}</text>')
+                   f'<text x="{x + 6:.1f}" y="{y + 14}" fill="#111" font-weight="bold">窗口 {k + 1} → 输出 {k + 1}</text>')
         for j in range(k, k + width):            # 从色带往下到它盖住的每个词的细线
             cx = left + (j + 0.5) * cw
             out.append(f'<line x1="{cx:.1f}" y1="{y + band_h}" x2="{cx:.1f}" y2="{token_y}" stroke="{color}" '
@@ -64,7 +71,8 @@ def field_svg(width: int, layers: int, distance: int, chart_width: int = 860) ->
     start = 1                                     # 感受野左端的位置
     height = 26 + (layers + 1) * rh + 30
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{chart_width}" height="{height}" '
-           f'viewBox="0 0 {chart_width} {height}" style="{SVG_STYLE}">',
+           f'viewBox="0 0 {chart_width} {height}" role="img" aria-label="宽度 {width}、{layers} 层的感受野" '
+           f'style="{SVG_STYLE}">',
            f'<text x="{label_w}" y="14">最上层的一个输出，往下一层一层看它依赖哪些位置（最底下是输入的词）</text>']
     for level in range(layers, -1, -1):           # level = layers 为最上层，0 为输入
         span = 1 + (layers - level) * (width - 1)
@@ -111,17 +119,34 @@ def windows_html(tokens, width: int, layers: int = 1, distance: int = 20) -> str
             f"<div style='color:#555'>{TRY}</div>")
 
 
-class ConvWindowPanel(Panel):
-    """窗口宽度、层数两个滑块；``view`` 显示窗口与感受野。"""
+class ConvWindowPanel(ClientPanel):
+    """窗口宽度（1—5）、层数（1—12）两个滑块；在浏览器里重画（js/conv_window.js）。
+
+    ``data``：句子、相距的词数 distance、每个宽度能放几个窗口（``cnn.windows``，放不下为 0）
+    和每个（宽度, 层数）的感受野（``cnn.receptive_field``），由 Python 一次算好。
+    """
+
+    module = "conv_window"
+    controls = ("width", "layers")
+    width = traitlets.Int(3).tag(sync=True)
+    layers = traitlets.Int(1).tag(sync=True)
 
     def __init__(self, tokens=DEFAULT_TOKENS, width: int = 3, layers: int = 1, distance: int = 20):
-        self.tokens, self.distance = list(tokens), distance
-        self.width = W.IntSlider(value=width, min=1, max=5, description="窗口宽度")
-        self.layers = W.IntSlider(value=layers, min=1, max=12, description="层数")
-        self.view = W.HTML(layout=W.Layout(max_width="900px"))
-        self.watch((self.width, self.layers))
-        self.update()
-        self.widget = W.VBox([W.HBox([self.width, self.layers]), self.view])
+        for name, v, hi in (("width", width, MAX_WIDTH), ("layers", layers, MAX_LAYERS)):
+            if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= hi:
+                raise ValueError(f"{name} 取 1—{hi} 的整数，收到 {v!r}")
+        self.tokens, self.distance = list(tokens), int(distance)
+        n_windows = []
+        for w in range(1, MAX_WIDTH + 1):
+            try:
+                n_windows.append(len(windows(self.tokens, w)))
+            except ValueError:                        # 句子比窗口短：一个完整窗口也没有
+                n_windows.append(0)
+        data = {"tokens": self.tokens, "distance": self.distance, "max_width": MAX_WIDTH, "max_layers": MAX_LAYERS,
+                "n_windows": n_windows,
+                "rf": [[receptive_field(w, n) for n in range(1, MAX_LAYERS + 1)] for w in range(1, MAX_WIDTH + 1)],
+                "palette": list(PALETTE[:6]), "try": TRY}
+        super().__init__(width=width, layers=layers, data=data)
 
-    def update(self) -> None:
-        self.view.value = windows_html(self.tokens, int(self.width.value), int(self.layers.value), self.distance)
+    def fallback_html(self) -> str:
+        return windows_html(self.tokens, int(self.width), int(self.layers), self.distance)

@@ -1,6 +1,7 @@
 """KV cache 计算器（第 14.5—14.6 节）：把公式里的每个数做成旋钮，看缓存有多大，MHA / GQA / MQA 各差多少。
 
 公式与字节数全部来自 cost.kv_cache_bytes / kv_cache_comparison；这里只负责控件、代入数字的算式和条形图。
+面板在浏览器里运行（js/kv_cache.js）：公式是几个小整数的乘积，浏览器里照同一个公式相乘（不用大表）。
 默认值是课文第 14.5 节的设置：1 条序列、32 层、8,192 个 token、8 个 KV head（32 个 Query head 分 8 组的 GQA）、
 每头 128 维、每个数 2 字节 → 1 GiB。
 """
@@ -8,13 +9,14 @@ from __future__ import annotations
 
 import html
 
-import ipywidgets as W
+import traitlets
 
 from ..cost import format_bytes, kv_cache_bytes, kv_cache_comparison, kv_heads
 from ..svgplot import bar_chart
-from ._base import Panel
+from ._client import ClientPanel
 
-__all__ = ["KINDS", "BYTES_OPTIONS", "GROUPS_REASON", "divisors", "bytes_unit", "kv_cache_html", "KVCachePanel"]
+__all__ = ["KINDS", "BYTES_OPTIONS", "GROUPS_REASON", "divisors", "bytes_unit", "groups_reason", "kv_cache_html",
+           "KVCachePanel"]
 
 KINDS = ("MHA", "GQA", "MQA")
 BYTES_OPTIONS = (("4（float32）", 4), ("2（float16 / bfloat16）", 2), ("1（8 位量化）", 1), ("0.5（4 位量化）", 0.5))
@@ -73,52 +75,95 @@ def kv_cache_html(batch: int = 1, layers: int = 32, tokens: int = 8192, n_heads:
             f"<div>{versus}。只算缓存张量本身：不含模型权重、预分配空位、分页元数据、量化尺度等开销。</div>" + chart)
 
 
-class KVCachePanel(Panel):
-    """序列数、层数、token 数、Query head 数、每头维度的滑块，字节数下拉框，MHA / GQA / MQA 切换和 GQA 组数。
+def groups_reason(kind: str, groups: int) -> str:
+    """GQA 组数下拉框旁边的说明：为什么组数只能取约数，或（MHA、MQA 下）为什么它变灰。"""
+    reason = GROUPS_REASON[kind]
+    if kind != "GQA":
+        reason += f"图中 GQA 那一栏仍按 {groups} 组画；选 GQA 后可以改。"
+    return reason
 
-    ``view`` 显示算式、大小与条形图。组数的选项随 Query head 数变化（只列出它的约数）；
-    注意力不是 GQA 时组数下拉框变灰（disabled），``groups_reason`` 写明原因。
+
+# 滑块：(最小, 最大, 步长)
+RANGES = {"batch": (1, 64, 1), "layers": (1, 128, 1), "tokens": (256, 131_072, 256), "n_heads": (1, 128, 1),
+          "head_dim": (16, 256, 16)}
+
+
+class KVCachePanel(ClientPanel):
+    """序列数、层数、token 数、Query head 数、每头维度的滑块，字节数下拉框，MHA / GQA / MQA 切换和 GQA 组数；
+    在浏览器里重画（js/kv_cache.js）。
+
+    组数的选项随 Query head 数变化（只列出它的约数），原来的组数不再整除时取不超过它的最大约数；
+    注意力不是 GQA 时组数下拉框变灰，旁边写明原因（groups_reason）。
+    ``data``：公式的各项说明、每个 Query head 数的约数表、字节数选项；浏览器里只把公式的几项整数乘起来
+    （最大 2⁴⁸，JavaScript 的数能精确表示），换算单位、画三根柱子。
     """
+
+    module = "kv_cache"
+    controls = ("batch", "layers", "tokens", "n_heads", "head_dim", "bytes_per_number", "kind", "groups")
+    batch = traitlets.Int(1).tag(sync=True)
+    layers = traitlets.Int(32).tag(sync=True)
+    tokens = traitlets.Int(8192).tag(sync=True)
+    n_heads = traitlets.Int(32).tag(sync=True)
+    head_dim = traitlets.Int(128).tag(sync=True)
+    bytes_per_number = traitlets.Union([traitlets.Int(), traitlets.Float()], default_value=2).tag(sync=True)
+    kind = traitlets.Unicode("GQA").tag(sync=True)
+    groups = traitlets.Int(8).tag(sync=True)
 
     def __init__(self, batch: int = 1, layers: int = 32, tokens: int = 8192, n_heads: int = 32, head_dim: int = 128,
                  bytes_per_number=2, kind: str = "GQA", groups: int = 8):
-        style = {"description_width": "initial"}
-        self.batch = W.IntSlider(value=batch, min=1, max=64, description="同时处理的序列数", style=style)
-        self.layers = W.IntSlider(value=layers, min=1, max=128, description="层数", style=style)
-        self.tokens = W.IntSlider(value=tokens, min=256, max=131_072, step=256, description="已缓存 token 数",
-                                  style=style, layout=W.Layout(width="420px"))
-        self.n_heads = W.IntSlider(value=n_heads, min=1, max=128, description="Query head 数", style=style)
-        self.head_dim = W.IntSlider(value=head_dim, min=16, max=256, step=16, description="每头维度", style=style)
-        self.bytes_per_number = W.Dropdown(options=BYTES_OPTIONS, value=bytes_per_number, description="每个数的字节",
-                                           style=style)
-        self.kind = W.ToggleButtons(options=KINDS, value=kind, description="注意力", style=style)
-        self.groups = W.Dropdown(options=divisors(n_heads), value=groups, description="GQA 组数", style=style,
-                                 layout=W.Layout(width="200px"))
-        self.groups_reason = W.HTML(layout=W.Layout(width="420px"))
-        self.view = W.HTML()
-        self.watch((self.batch, self.layers, self.tokens, self.head_dim, self.bytes_per_number, self.kind, self.groups))
-        self.watch([self.n_heads], prep=self._heads_changed)
-        self.update()
-        self.widget = W.VBox([W.HBox([self.batch, self.layers]), W.HBox([self.tokens, self.head_dim]),
-                              W.HBox([self.kind, self.bytes_per_number]),
-                              W.HBox([self.n_heads, self.groups, self.groups_reason]), self.view],
-                             layout=W.Layout(max_width="900px"))
+        kv_cache_html(batch, layers, tokens, n_heads, head_dim, bytes_per_number, kind, groups)   # 先检查输入
+        data = {"ranges": {k: list(v) for k, v in RANGES.items()},
+                "bytes_options": [list(o) for o in BYTES_OPTIONS], "kinds": list(KINDS), "kind_notes": _KIND_NOTE,
+                "reasons": GROUPS_REASON, "divisors": [divisors(h) for h in range(1, RANGES["n_heads"][1] + 1)],
+                "try": TRY, "chart_width": CHART_WIDTH}
+        super().__init__(batch=batch, layers=layers, tokens=tokens, n_heads=n_heads, head_dim=head_dim,
+                         bytes_per_number=bytes_per_number, kind=kind, groups=groups, data=data)
 
-    def _heads_changed(self, _=None) -> None:
-        """Query head 数变了：组数只能取它的约数，原来的组数不再整除时取不超过它的最大约数。
-        （在 watch 的 prep 里运行：这里改组数引起的变化不会各自重画，最后只画一次。）"""
-        h, g = int(self.n_heads.value), int(self.groups.value)
-        opts = divisors(h)
-        self.groups.options = opts
-        self.groups.value = g if g in opts else max(d for d in opts if d <= g)
+    @traitlets.validate("batch", "layers", "tokens", "n_heads", "head_dim")
+    def _valid_size(self, proposal):
+        name, v = proposal["trait"].name, proposal["value"]
+        lo, hi, step = RANGES[name]
+        if not lo <= v <= hi or (v - lo) % step:
+            raise traitlets.TraitError(f"{name} 取 {lo:,}—{hi:,} 中步长 {step} 的整数，收到 {v!r}")
+        return v
 
-    def update(self) -> None:
-        kind = self.kind.value
-        self.groups.disabled = kind != "GQA"  # MHA、MQA 下组数没有意义：变灰，旁边写原因
-        reason = GROUPS_REASON[kind]
-        if kind != "GQA":
-            reason += f"图中 GQA 那一栏仍按 {int(self.groups.value)} 组画；选 GQA 后可以改。"
-        self.groups_reason.value = f"<span style='color:#555'>{html.escape(reason)}</span>"
-        self.view.value = kv_cache_html(int(self.batch.value), int(self.layers.value), int(self.tokens.value),
-                                        int(self.n_heads.value), int(self.head_dim.value),
-                                        self.bytes_per_number.value, self.kind.value, int(self.groups.value))
+    @traitlets.validate("bytes_per_number")
+    def _valid_bytes(self, proposal):
+        allowed = [v for _, v in BYTES_OPTIONS]
+        if proposal["value"] not in allowed:
+            raise traitlets.TraitError(f"bytes_per_number 只能是 {allowed} 之一，收到 {proposal['value']!r}")
+        return proposal["value"]
+
+    @traitlets.validate("kind")
+    def _valid_kind(self, proposal):
+        if proposal["value"] not in KINDS:
+            raise traitlets.TraitError(f"kind 只能是 {list(KINDS)} 之一，收到 {proposal['value']!r}")
+        return proposal["value"]
+
+    @traitlets.validate("groups")
+    def _valid_groups(self, proposal):
+        if proposal["value"] not in divisors(self.n_heads):
+            raise traitlets.TraitError(f"groups 只能取 Query head 数 {self.n_heads} 的约数 {divisors(self.n_heads)}，"
+                                       f"收到 {proposal['value']!r}")
+        return proposal["value"]
+
+    @traitlets.observe("n_heads")
+    def _heads_changed(self, _change) -> None:
+        """Query head 数变了：组数只能取它的约数，原来的组数不再整除时取不超过它的最大约数。"""
+        opts = divisors(self.n_heads)
+        if self.groups not in opts:
+            self.groups = max(d for d in opts if d <= self.groups)
+
+    @property
+    def group_options(self) -> list[int]:
+        """组数下拉框的选项：Query head 数的全部约数。"""
+        return divisors(self.n_heads)
+
+    @property
+    def groups_disabled(self) -> bool:
+        """MHA、MQA 下组数没有意义：下拉框变灰。"""
+        return self.kind != "GQA"
+
+    def fallback_html(self) -> str:
+        return kv_cache_html(self.batch, self.layers, self.tokens, self.n_heads, self.head_dim, self.bytes_per_number,
+                             self.kind, self.groups)

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import html
 
-import ipywidgets as W
+import traitlets
 
 from ..attention_demo import demo_sentence
-from ._base import Panel
+from ._client import ClientPanel
 
 __all__ = ["step_counts", "rnn_position", "parallel_steps_html", "RNNvsTransformerPanel"]
 
 _DONE, _NOW, _TODO = "#CCDDAA", "#EE6677", "#EEEEEE"
+MAX_LAYERS = 6
 TRY = "试一试：把层数拖到 6，再按 End 键走到最后一步——RNN 要走多少步，Transformer 又要几步？"
 
 
@@ -96,48 +97,62 @@ def parallel_steps_html(tokens, layers: int, step: int) -> str:
             f"{counts['rnn_pipelined']} 步（n + 层数 − 1），仍随句长增长。</div>")
 
 
-class RNNvsTransformerPanel(Panel):
-    """词数（取演示句的前几个词）、层数、当前步三个滑块；``view`` 显示两边的计数与格子。
+class RNNvsTransformerPanel(ClientPanel):
+    """词数（取演示句的前几个词）、层数（1—6）、当前步三个滑块；在浏览器里重画（js/parallel_steps.js）。
 
-    词数或层数一变，``step`` 换成一个新滑块（上限与当前值一起设好），旧的关闭。
+    步数滑块的范围是 0 … 词数 × 层数：词数或层数一变，上限跟着变，当前步超过新上限时取新上限。
+    ``data``：全部词，以及 step_counts 在每个（词数, 层数）上的三个步数（表只有 词数 × 6 格）。
     """
 
+    module = "parallel_steps"
+    controls = ("n_tokens", "layers", "step")
+    n_tokens = traitlets.Int(10).tag(sync=True)
+    layers = traitlets.Int(1).tag(sync=True)
+    step = traitlets.Int(1).tag(sync=True)
+
     def __init__(self, tokens=None, n_tokens: int | None = None, layers: int = 1, step: int = 1):
-        self.all_tokens = list(demo_sentence() if tokens is None else tokens)
+        self.all_tokens = [str(t) for t in (demo_sentence() if tokens is None else tokens)]
         total = len(self.all_tokens)
+        if not total:
+            raise ValueError("tokens 不能为空")
         n_tokens = total if n_tokens is None else n_tokens
-        style = {"description_width": "initial"}
-        self.n_tokens = W.IntSlider(value=n_tokens, min=1, max=total, description="词数", style=style)
-        self.layers = W.IntSlider(value=layers, min=1, max=6, description="层数", style=style)
-        self.step = self._step_slider(step, n_tokens * layers)
-        self.view = W.HTML()
-        self.watch((self.n_tokens, self.layers), prep=self._size_changed)
-        self.update()
-        self.widget = W.VBox([W.HBox([self.n_tokens, self.layers]), self.step, self.view],
-                             layout=W.Layout(max_width="900px"))
+        for v, name, hi in ((n_tokens, "n_tokens", total), (layers, "layers", MAX_LAYERS)):
+            if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= hi:
+                raise ValueError(f"{name} 取 1—{hi} 的整数，收到 {v!r}")
+        counts = [[[c["rnn"], c["rnn_pipelined"], c["transformer"]] for c in
+                   (step_counts(n, L) for L in range(1, MAX_LAYERS + 1))] for n in range(1, total + 1)]
+        data = {"tokens": self.all_tokens, "max_layers": MAX_LAYERS, "counts": counts, "try": TRY,
+                "colors": {"done": _DONE, "now": _NOW, "todo": _TODO}}
+        super().__init__(n_tokens=n_tokens, layers=layers, step=max(0, min(int(step), n_tokens * layers)), data=data)
 
-    def _step_slider(self, value: int, maximum: int) -> W.IntSlider:
-        slider = W.IntSlider(value=max(0, min(int(value), maximum)), min=0, max=maximum, description="第几步",
-                             style={"description_width": "initial"}, layout=W.Layout(width="420px"))
-        self.watch([slider])
-        return slider
+    @property
+    def step_max(self) -> int:
+        """步数滑块的上限：RNN 按层依次算要走的步数（词数 × 层数）。"""
+        return step_counts(self.n_tokens, self.layers)["rnn"]
 
-    def _size_changed(self, _=None) -> None:
-        """词数或层数变了：换一个上限与当前值一起设好的新步数滑块。
+    @traitlets.validate("n_tokens")
+    def _valid_n(self, proposal):
+        if not 1 <= proposal["value"] <= len(self.all_tokens):
+            raise traitlets.TraitError(f"n_tokens 取 1—{len(self.all_tokens)}，收到 {proposal['value']!r}")
+        return proposal["value"]
 
-        只改旧滑块的 max 不够：浏览器里的滑块（noUiSlider）更新范围后，End 键仍跳到旧的上限。
-        新滑块一次带着 value 和 max 创建，放回原位；当前步超过新上限时取新上限。
-        """
-        maximum = int(self.n_tokens.value) * int(self.layers.value)
-        old = self.step
-        old.unobserve_all("value")
-        self.step = self._step_slider(old.value, maximum)
-        if hasattr(self, "widget"):
-            children = list(self.widget.children)
-            children[children.index(old)] = self.step
-            self.widget.children = tuple(children)
-        old.close()
+    @traitlets.validate("layers")
+    def _valid_layers(self, proposal):
+        if not 1 <= proposal["value"] <= MAX_LAYERS:
+            raise traitlets.TraitError(f"layers 取 1—{MAX_LAYERS}，收到 {proposal['value']!r}")
+        return proposal["value"]
 
-    def update(self) -> None:
-        tokens = self.all_tokens[:int(self.n_tokens.value)]
-        self.view.value = parallel_steps_html(tokens, int(self.layers.value), int(self.step.value))
+    @traitlets.validate("step")
+    def _valid_step(self, proposal):
+        if not 0 <= proposal["value"] <= self.step_max:
+            raise traitlets.TraitError(f"step 取 0—{self.step_max}（词数 × 层数），收到 {proposal['value']!r}")
+        return proposal["value"]
+
+    @traitlets.observe("n_tokens", "layers")
+    def _range_changed(self, _change) -> None:
+        """词数或层数变了：当前步超过新上限时取新上限（浏览器里的滑块同时换上新的上限）。"""
+        if self.step > self.step_max:
+            self.step = self.step_max
+
+    def fallback_html(self) -> str:
+        return parallel_steps_html(self.all_tokens[:self.n_tokens], self.layers, self.step)

@@ -86,6 +86,7 @@ const NP = (() => {
   function mount(el_, model, controls, names, render) {
     const view = el("div", { class: "np-view", "aria-live": "polite" });
     el_.classList.add("nlpbook-panel");
+    el_.dataset.panel = model.get("_anywidget_id") || "";   // 如 nlpbook.widgets.decay_slider.DecayPanel（测量表用）
     // JupyterLab 的快捷键（命令模式下的方向键等）不接管面板里的按键：读者可以用键盘拖滑块、在框里打字
     el_.setAttribute("data-lm-suppress-shortcuts", "true");
     el_.addEventListener("keydown", (e) => e.stopPropagation());

@@ -29,7 +29,7 @@ function boot() {
     const el = document.createElement("div");
     host.setAttribute("data-live", "1");
     host.replaceChildren(el);
-    mod.render({ model: localModel({ ...spec.state, offline: true }), el });
+    mod.render({ model: localModel({ ...spec.state, offline: true, _anywidget_id: spec.module }), el });
   }
 }
 
