@@ -109,11 +109,11 @@ def main(argv: list[str]) -> int:
         rows += measure_lab(names)
     table: dict[tuple, dict] = {}
     for r in rows:
-        key = (r["notebook"].removesuffix(".ipynb"), r["module"], r["label"])
+        key = (r["notebook"].removesuffix(".ipynb"), f'{r["module"]} #{r["panel"]}', r["label"])   # 同一章可有两个面板
         table.setdefault(key, {})[r["where"]] = r["median_ms"]
     cols = ["site", "lab", "lab-training"]
     print("面板 × 控件：input → 视图改好（含排版）的中位数，毫秒（预算 16 ms）")
-    print(f"  {'章':<18}{'面板':<22}{'控件':<22}" + "".join(f"{c:>14}" for c in ("网站", "JupyterLab", "训练时")))
+    print(f"  {'章':<18}{'面板（第几个）':<22}{'控件':<22}" + "".join(f"{c:>14}" for c in ("网站", "JupyterLab", "训练时")))
     for (nb, module, label), v in sorted(table.items()):
         cells = "".join(f"{v[c]:14.1f}" if c in v else f"{'—':>14}" for c in cols)
         bad = [c for c in cols if c in v and v[c] > FRAME_MS]
