@@ -224,7 +224,7 @@ def test_student_opens_a_chapter_by_its_link_and_runs_it(course):
             nb = tb.run_all_open(page, CHAPTER, trace)
             errors = nb.locator(".jp-RenderedText[data-mime-type='application/vnd.jupyter.stderr']")
             assert errors.count() == 0, "错误或 stderr 输出：" + " | ".join(errors.all_text_contents())[:3000]
-            expect(nb.locator(".jp-OutputArea-output > .jupyter-widgets")).to_have_count(views)
+            expect(nb.locator(tb.VIEWS)).to_have_count(views)
             assert nb.locator(".jp-RenderedImage img").count() == pngs > 0
             for step in tb.PANELS[CHAPTER]:
                 tb._drive(page, nb, step, trace)
