@@ -1,7 +1,7 @@
 """阅读网站（make site）：Sphinx 严格构建（无警告），再在无头 Chromium 里打开页面检查，外网请求一律拦下。
 
 检查：每个 notebook 一页且侧栏按课程顺序；站内链接不断、章与章的 .ipynb 链接指向页面；控件输出变成带运行链接的说明；
-公式由随网站发布的 MathJax 渲染（第 13 章、附录 B 里不剩原始 $…$ 或 \\(…\\)）；中文搜索能找到第 13 章；
+公式由随网站发布的 MathJax 渲染（每一页不剩原始 $…$ 或 \\(…\\)，不缺 MathJax 文件）；整站 JavaScript ≤ 2 MB；中文搜索能找到第 13 章；
 Binder 与 JupyterHub（nbgitpuller）按钮指向这一章；axe-core 在目录页和两章里没有 serious/critical 问题。
 
 需要 sphinx / myst-nb / sphinx-book-theme（pip 的 test 依赖）、npm 的 mathjax@3 与 axe-core（make install-test 装进
@@ -225,15 +225,57 @@ def _math_state(page) -> dict:
     }""")
 
 
-@pytest.mark.parametrize("name", ["13-transformer", "B-formulas"])
+@pytest.mark.parametrize("name", [p.stem for p in NOTEBOOKS])
 def test_math_renders_offline(browser_page, name):
+    """每一页：公式全部由随站的 MathJax 渲染，没有 mjx-merror，也没有取不到的 MathJax 文件（网站只带用到的 TeX 扩展）。"""
     page, base, blocked, failed = browser_page
+    seen = len(failed)
     page.goto(base + f"{name}.html")
+    if not page.locator("script[src*='tex-chtml']").count():     # 没有公式的页面不加载 MathJax
+        return
     st = _math_state(page)
-    assert st["n"] >= 10, f"{name}：只渲染了 {st['n']} 个公式"
+    assert st["n"] >= (10 if name in ("13-transformer", "B-formulas") else 1), f"{name}：只渲染了 {st['n']} 个公式"
     raw = re.findall(r"\$[^$\n]{1,80}\$|\\\(.{1,80}?\\\)|\\\[.{1,80}?\\\]", st["text"])
     assert not raw, f"{name} 里还有没渲染的公式：{raw[:5]}"
-    assert not [u for u in failed if "mathjax" in u], f"MathJax 文件缺失：{failed}"
+    assert page.locator("mjx-merror").count() == 0, f"{name}：MathJax 报了公式错误"
+    missing = [u for u in failed[seen:] if "mathjax" in u]
+    assert not missing, f"MathJax 文件缺失（把扩展名加进 conf.py 的 MATHJAX_TEX_EXTENSIONS）：{missing}"
+
+
+def test_mathjax_menu_offers_only_what_ships(browser_page):
+    """网站不带 SVG 输出与无障碍探索器：菜单里这几项是禁用的，CHTML 可选。"""
+    page, base, blocked, failed = browser_page
+    page.goto(base + "13-transformer.html")
+    _math_state(page)
+    disabled = page.evaluate("""() => { const m = MathJax.startup.document.menu.menu;
+      return Object.fromEntries([['Settings','Renderer','SVG'], ['Settings','Renderer','CHTML'],
+        ['Accessibility','Activate'], ['Accessibility','Collapsible']].map(p => [p.join('/'), m.findID(...p).disabled])); }""")
+    assert disabled == {"Settings/Renderer/SVG": True, "Settings/Renderer/CHTML": False,
+                        "Accessibility/Activate": True, "Accessibility/Collapsible": True}, disabled
+
+
+def test_site_javascript_fits_the_budget(site):
+    """整站的 JavaScript ≤ 2 MB（磁盘上的全部 .js，不只是页面加载的）；主题的 fontawesome.js 不带，也没有页面引用它。"""
+    sizes = {str(f.relative_to(site)): f.stat().st_size for f in site.rglob("*.js")}
+    total = sum(sizes.values())
+    biggest = sorted(sizes.items(), key=lambda kv: -kv[1])[:5]
+    assert total <= 2_000_000, f"整站 JavaScript {total / 1e6:.2f} MB > 2 MB；最大的：{biggest}"
+    assert not list(site.rglob("fontawesome.js*"))
+    assert not [p.name for p in site.glob("*.html") if "fontawesome.js" in p.read_text(encoding="utf-8")]
+
+
+def test_icons_render_without_the_icon_script(browser_page):
+    """图标来自主题 CSS 里的 Font Awesome webfont：有字形、有宽度。"""
+    page, base, blocked, failed = browser_page
+    page.goto(base + "13-transformer.html")
+    page.wait_for_load_state("load")
+    page.evaluate("() => document.fonts.ready")
+    icons = page.evaluate("""() => ['.fa-bars', '.fa-github', '.fa-rocket', '.fa-download'].map(sel => {
+      const e = document.querySelector(sel);
+      if (!e) return [sel, null, 0];
+      return [sel, getComputedStyle(e, '::before').fontFamily, e.getBoundingClientRect().width]; })""")
+    for sel, family, width in icons:
+        assert family and "Font Awesome" in family and width > 0, f"图标 {sel} 没有显示：{family}, {width}"
 
 
 @pytest.mark.parametrize("term", ["多头注意力", "位置编码"])

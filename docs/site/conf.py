@@ -1,7 +1,8 @@
 """课程阅读网站的 Sphinx 配置（Sphinx + myst-nb + sphinx-book-theme）。由 scripts/build_site.py 调用，不单独用。
 
 - 不执行 notebook：页面用 notebook 里保存的输出（nb_execution_mode = "off"）。
-- 数学公式用随网站一起发布的 MathJax 3（npm 包，复制进 _static/mathjax），离线也能显示。
+- 数学公式用随网站一起发布的 MathJax 3（npm 包；只复制页面会取的部分进 _static/mathjax），离线也能显示。
+- 整站 JavaScript ≤ 2 MB：主题的 fontawesome.js 不带（图标来自主题 CSS 里的 webfont），MathJax 不带用不到的组件。
 - 中文全文搜索：html_search_language = "zh"（用 jieba 分词），术语表里的词加进 jieba 词典，
   查询一侧由 _static/cjk-search.js 切分。
 - 每页右上角：下载 .ipynb、在 Binder 中运行；设置了班级 JupyterHub 地址时，再加“在 JupyterHub 中运行”
@@ -84,16 +85,19 @@ myst_heading_anchors = 3
 html_search_language = "zh"
 html_search_options = {"dict": ""}   # 构建时由 _write_search_words 生成在源目录里
 
-# 数学：本地 MathJax 3
+# 数学：本地 MathJax 3。菜单里要再加载组件的项由 _static/mathjax-config.js 禁用（要写函数，放不进这里的 JSON）
 mathjax_path = "mathjax/tex-chtml.js"
-mathjax3_config = {"options": {"menuOptions": {"settings": {"assistiveMml": True}}}}
+mathjax3_config = {"options": {"menuOptions": {"settings": {"assistiveMml": True, "explorer": False,
+                                                            "collapsible": False, "renderer": "CHTML"}}}}
+MATHJAX_TEX_EXTENSIONS = ("boldsymbol",)   # autoload 会去取的扩展：只带课程用到的（test_site 逐页查没有缺的）
 
 html_theme = "sphinx_book_theme"
 html_title = "从零开始的 NLP"
 templates_path = ["_templates"]      # 只覆盖一个组件：搜索按钮（见模板里的说明）
 html_static_path = ["_static"]
 html_css_files = ["site.css", "nlpbook-panels.css"]
-html_js_files = [("cjk-search.js", {"priority": 100}), ("nlpbook-panels.js", {"defer": "defer"})]
+html_js_files = [("cjk-search.js", {"priority": 100}), ("mathjax-config.js", {"priority": 600}),
+                 ("nlpbook-panels.js", {"defer": "defer"})]
 html_sourcelink_suffix = ""          # 下载按钮给出 _sources/NN-name.ipynb 本身
 html_last_updated_fmt = None
 html_theme_options = {
@@ -220,17 +224,35 @@ def _write_search_words(app) -> None:
 
 
 def _copy_mathjax(app, exception) -> None:
-    """把 MathJax 需要的部分复制进网站：入口、TeX 扩展、CHTML 字体、菜单与无障碍组件（不含语音包 sre）。"""
+    """只把页面会取的 MathJax 文件复制进网站：tex-chtml.js（含 TeX 输入、CHTML 输出、菜单、assistive MathML）、
+    CHTML 的 woff 字体和 MATHJAX_TEX_EXTENSIONS。其余组件（SVG 输出、无障碍探索器、语音包）不带，菜单里对应的项
+    由 mathjax-config.js 禁用。"""
     if exception is not None or app.builder.format != "html":
         return
     dest = Path(app.outdir) / "_static" / "mathjax"
     if dest.exists():
         shutil.rmtree(dest)
-    dest.mkdir(parents=True)
+    fonts = Path("output") / "chtml" / "fonts" / "woff-v2"
+    shutil.copytree(MATHJAX / fonts, dest / fonts)
     shutil.copy2(MATHJAX / "tex-chtml.js", dest / "tex-chtml.js")
-    for sub in ("input", "output", "ui", "a11y", "adaptors"):
-        if (MATHJAX / sub).is_dir():
-            shutil.copytree(MATHJAX / sub, dest / sub)
+    (dest / "input" / "tex" / "extensions").mkdir(parents=True)
+    for name in MATHJAX_TEX_EXTENSIONS:
+        shutil.copy2(MATHJAX / "input" / "tex" / "extensions" / f"{name}.js", dest / "input" / "tex" / "extensions")
+
+
+def _drop_icon_script(app, exception) -> None:
+    """主题的 fontawesome.js（1.5 MB，只为让用户加自定义 SVG 图标）不带：主题的 CSS 里已有 Font Awesome 的
+    webfont 与全部图标类，页面上的图标照样显示。删掉文件，也删掉每页引用它的那一行。"""
+    if exception is not None or app.builder.format != "html":
+        return
+    out = Path(app.outdir)
+    for f in (out / "_static" / "scripts").glob("fontawesome.js*"):
+        f.unlink()
+    tag = re.compile(r'[ \t]*<script defer src="[^"]*_static/scripts/fontawesome\.js[^"]*"></script>\n?')
+    for page in out.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        if tag.search(text):
+            page.write_text(tag.sub("", text), encoding="utf-8")
 
 
 def _write_panels(app, exception) -> None:
@@ -246,5 +268,6 @@ def setup(app):
     app.connect("builder-inited", _write_search_words)
     app.connect("source-read", prepare_notebook)
     app.connect("build-finished", _copy_mathjax)
+    app.connect("build-finished", _drop_icon_script)
     app.connect("build-finished", _write_panels)
     return {"parallel_read_safe": True}
