@@ -4,6 +4,7 @@ from __future__ import annotations
 import importlib
 import json
 import pkgutil
+from pathlib import Path
 
 import pytest
 
@@ -65,3 +66,19 @@ def test_bad_module_is_refused(tmp_path, monkeypatch):
         esm_source("two")
     with pytest.raises(FileNotFoundError, match="没有面板模块"):
         esm_source("missing")
+
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_stored_panel_code_is_the_current_code(path):
+    """notebook 里保存的控件状态带着面板的 ES 模块（不运行就打开时 JupyterLab 用它画面板）：必须是现在的 js/ 代码。
+    改了 js/ 之后重新执行有面板的 notebook（scripts/execute_notebooks.py）。"""
+    meta = json.loads(path.read_text(encoding="utf-8")).get("metadata", {})
+    state = meta.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
+    for model in state.values():
+        s = model.get("state", {})
+        if "_esm" in s:
+            module = s["_anywidget_id"].split(".")[-2]
+            assert s["_esm"] == esm_source(module), f"{path.name} 里保存的 {module} 面板代码过时了：重新执行这个 notebook"

@@ -17,7 +17,7 @@ function view(d, decay, steps) {
   return NP.lineChart(xs, { [label]: curve }, { title: "第 1 个词的影响经过 t 次更新后还剩多少", xlabel: "后面又读了几个词 t",
       ylabel: "影响（倍数）", width: 880, height: 260, markX: steps, markText: `第 ${steps} 步`, markFmt: plain }) +
     `<div>系数 ${NP.num(decay)} 连乘 ${steps} 次 = <b>${plain(curve[steps])}</b>：${kind}。</div>` +
-    `<div>新记录 = 旧记录×${NP.num(decay)} + 特征：猫追狗 → ${a.toFixed(3)}，狗追猫 → ${b.toFixed(3)}` +
+    `<div>新记录 = 旧记录×${NP.num(decay)} + 特征：猫追狗 → ${NP.fixed(a, 3)}，狗追猫 → ${NP.fixed(b, 3)}` +
     `${Math.abs(a - b) > 1e-9 ? "（两句仍可区分）" : "（两句变得一样了）"}</div><div style="color:#555">${TRY}</div>`;
 }
 
@@ -25,7 +25,7 @@ export default {
   render({ model, el }) {
     const d = model.get("data");
     return NP.mount(el, model, [
-      NP.slider(model, "decay", { label: "每步乘的系数", min: d.decays[0], max: d.decays[d.decays.length - 1], step: d.step, fmt: (v) => v.toFixed(2) }),
+      NP.slider(model, "decay", { label: "每步乘的系数", min: d.decays[0], max: d.decays[d.decays.length - 1], step: d.step, fmt: (v) => NP.fixed(v, 2) }),
       NP.slider(model, "steps", { label: "步数", min: 1, max: d.max_steps }),
     ], ["decay", "steps"], () => view(d, model.get("decay"), model.get("steps")));
   },

@@ -8,7 +8,7 @@ let mapSeq = 0;   // 每个面板的箭头标记一个自己的 id（一页里�
 function unpacked(p, i) { return parseInt(p.text.substr(i * p.width, p.width), 36) + p.offset; }
 
 // 与 Python 的 f"{v:.3f}" 一样（包括 -0.000）
-function fixed(v, digits) { return (Object.is(v, -0) ? "-" : "") + v.toFixed(digits); }
+const { fixed } = NP;   // Python 的 f"{v:.Nf}"
 
 // 与 Python 的 equation_problem 一致：三个词有重复时的一行说明
 function problem(a, b, c) {

@@ -3,147 +3,16 @@
 // 视图与 Python 的 panel_html（fallback_html）逐字相同（tests/test_widgets_generation.py 用 node 核对）。
 // 续写要逐字调用模型：预先采好的一组在 data.grid 里；JupyterLab 里其余设置由内核采样（result、live）；
 // 阅读网站上没有内核（model.get("offline")），显示最接近的预先采好的一组并写明用的是哪组设置。
-const COLORS = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]; // palette.PALETTE
 const EMPTY = "<div>请先输入提示词：例如“这家酒店”“这本书”。</div>";
-const PY_ESC = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
-const esc = (s) => String(s).replace(/[&<>"']/g, (c) => PY_ESC[c]);   // 与 Python 的 html.escape 相同
 
-// ---------- 与 Python 逐字相同的数字格式 ----------
-// f"{v:.{d}f}"：toFixed 在恰好一半时进位，Python 取偶数；用精确的十进制展开判断是不是恰好一半
-function fixed(v, d) {
-  const s = v.toFixed(d);
-  const x = Math.abs(v).toPrecision(100);
-  if (!Number.isFinite(v) || x.includes("e")) return s;
-  const dot = x.indexOf("."), int = dot < 0 ? x : x.slice(0, dot), frac = dot < 0 ? "" : x.slice(dot + 1);
-  if (!/^50*$/.test(frac.slice(d))) return s;
-  const kept = int + frac.slice(0, d);
-  if (Number(kept[kept.length - 1]) % 2) return s;
-  return (v < 0 ? "-" : "") + int + (d ? "." + frac.slice(0, d) : "");
-}
-
-const strip = (s) => (s.includes(".") ? s.replace(/0+$/, "").replace(/\.$/, "") : s);
-
-function g(v) {  // f"{v:g}"
-  if (v === 0) return "0";
-  const exp = Number(v.toExponential(5).split("e")[1]);
-  if (exp < -4 || exp >= 6) {
-    const m = strip(v.toExponential(5).split("e")[0]);
-    return `${m}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
-  }
-  return strip(fixed(v, 5 - exp));
-}
-
-const commas = (s) => s.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-
-function fmtNumber(v, sig = 3) {  // svgplot.fmt_number
-  const a = Math.abs(v);
-  if (!Number.isFinite(v)) return String(v);
-  if (a === 0) return "0";
-  if (a < 1e-12) return "≈0";
-  if (a >= 1000) return commas(fixed(v, 0));
-  if (a >= 1) { const s = g(Number(v.toPrecision(sig))); return s.includes("e") ? commas(fixed(v, 0)) : s; }
-  return strip(fixed(v, sig - 1 - Math.floor(Math.log10(a))));
-}
-
-function tickLabel(t) {  // svgplot._tick_label
-  if (Math.abs(t) >= 1000) return commas(fixed(t, 0));
-  const s = g(t);
-  return s.includes("e") ? fmtNumber(t, 6) : s;
-}
+// ---------- 数字格式与条形图在 _kit.js（NP）：与 Python 逐字相同 ----------
+const { fixed, g, commas, esc } = NP;
 
 function percent(p) {  // generation_panel.percent
   const v = 100 * p;
   if (v <= 0) return "0%";
   if (v < 1e-4) return "<0.0001%";
   return `${fixed(v, Math.max(0, 1 - Math.floor(Math.log10(v))))}%`;
-}
-
-function textWidth(s, size = 11) {  // svgplot.text_width
-  let w = 0;
-  for (const ch of String(s)) w += ch.codePointAt(0) >= 0x2e80 ? size : 0.6 * size;
-  return w;
-}
-
-// ---------- 条形图：svgplot.bar_layout / bar_chart 的移植 ----------
-function ticks(lo, hi, n = 5) {
-  if (hi <= lo) return [lo];
-  const raw = (hi - lo) / n;
-  const mag = Number(`1e${Math.floor(Math.log10(raw))}`);   // 10 ** k：与 Python 一样是最接近的浮点数
-  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw);
-  const first = Math.ceil(lo / step) * step;
-  const out = [];
-  for (let i = 0; i < Math.trunc((hi - first) / step + 1e-9) + 1; i++) out.push(Number(fixed(first + i * step, 10)));
-  return out;
-}
-
-function barLayout(labels, series, fmt, width, height, valueSize = 9) {
-  const dataMax = Math.max(...series.map(([, vals]) => Math.max(...vals)));
-  let top = 0;
-  if (dataMax > 0) {
-    const t = ticks(0, dataMax, 4);
-    const step = t.length > 1 ? t[1] - t[0] : dataMax;
-    top = Math.ceil(dataMax / step - 1e-9) * step;
-  }
-  top = top > 0 ? top : 1.0;
-  const tk = ticks(0, top, 4);
-  const texts = series.map(([, vals]) => vals.map((v) => (v > 0 ? fmt(v) : "")));
-  const right = 10, head = 38, bottom = 36;
-  const left = Math.max(44, Math.ceil(Math.max(...tk.map((t) => textWidth(tickLabel(t)))) + 22));
-  const pw = width - left - right, group = pw / labels.length, bw = (group * 0.8) / series.length;
-  const widths = texts.flat().filter((s) => s).map((s) => textWidth(s, valueSize));
-  const widest = widths.length ? Math.max(...widths) : 0.0;
-  let mode, space;
-  if (!widest) [mode, space] = ["none", 0.0];
-  else if (widest <= bw) [mode, space] = ["horizontal", valueSize + 4.0];
-  else if (bw >= valueSize + 1) [mode, space] = ["vertical", widest + 4.0];
-  else [mode, space] = ["narrow", 0.0];
-  const yTop = head + space, ph = height - yTop - bottom;
-  const bars = [], vlabels = [];
-  series.forEach(([name, vals], k) => vals.forEach((v, i) => {
-    const h = (Math.max(0.0, Math.min(v, top)) / top) * ph;
-    const x = left + i * group + group * 0.1 + k * bw, y = yTop + ph - h;
-    bars.push({ series: name, label: labels[i], value: v, x, y, w: bw, h, color: COLORS[k % COLORS.length] });
-    const s = texts[k][i];
-    if (!s || mode === "none" || mode === "narrow") return;
-    const cx = x + bw / 2;
-    if (mode === "horizontal") vlabels.push({ text: s, x: cx, y: y - 2, rotate: false });
-    else vlabels.push({ text: s, x: cx + valueSize / 2 - 1, y: y - 2, rotate: true });
-  }));
-  const legend = [];
-  let lx = left + 6.0;
-  series.forEach(([name], k) => { legend.push({ name, x: lx, color: COLORS[k % COLORS.length] }); lx += 14 + textWidth(name) + 16; });
-  return { top, ticks: tk, left, yTop, pw, ph, bars, labels: vlabels, legend, mode, group };
-}
-
-function barChart(labels, series, { title, ylabel, fmt, width, height, aria }) {
-  const L = barLayout(labels, series, fmt, width, height);
-  const { left, yTop, pw, ph, top, group } = L;
-  const f = (v) => fixed(v, 1);
-  const out = [`<svg role="img" aria-label="${esc(aria)}" xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" ` +
-    `viewBox="0 0 ${width} ${height}" style="font-family:sans-serif;font-size:11px;max-width:100%;height:auto">`,
-  `<text x="${f(width / 2)}" y="14" text-anchor="middle" font-size="13">${esc(title)}</text>`,
-  `<line x1="${left}" y1="${f(yTop + ph)}" x2="${left + pw}" y2="${f(yTop + ph)}" stroke="#333"/>`];
-  for (const t of L.ticks) {
-    const y = yTop + ph - (t / top) * ph;
-    out.push(`<text class="ytick" x="${left - 4}" y="${f(y + 4)}" text-anchor="end">${esc(fmt(t))}</text>` +
-      `<line x1="${left}" y1="${f(y)}" x2="${left + pw}" y2="${f(y)}" stroke="#eee"/>`);
-  }
-  out.push(`<text x="10" y="${f(yTop + ph / 2)}" text-anchor="middle" transform="rotate(-90 10 ${f(yTop + ph / 2)})">${esc(ylabel)}</text>`);
-  for (const it of L.legend) {
-    out.push(`<rect x="${f(it.x)}" y="21" width="10" height="10" fill="${it.color}"/><text class="legend" x="${f(it.x + 14)}" y="30">${esc(it.name)}</text>`);
-  }
-  for (const b of L.bars) {
-    out.push(`<rect x="${f(b.x)}" y="${f(b.y)}" width="${f(b.w)}" height="${f(b.h)}" fill="${b.color}">` +
-      `<title>${esc(`${b.series} · ${b.label}：${fmt(b.value)}`)}</title></rect>`);
-  }
-  for (const v of L.labels) {
-    const rot = v.rotate ? ` transform="rotate(-90 ${f(v.x)} ${f(v.y)})"` : "";
-    out.push(`<text class="value" x="${f(v.x)}" y="${f(v.y)}" text-anchor="${v.rotate ? "start" : "middle"}" font-size="9"${rot}>${esc(v.text)}</text>`);
-  }
-  labels.forEach((lab, i) => out.push(`<text x="${f(left + (i + 0.5) * group)}" y="${f(yTop + ph + 14)}" text-anchor="middle">${esc(lab)}</text>`));
-  if (L.mode === "narrow") out.push(`<text x="${f(left + pw)}" y="${f(yTop + 10)}" text-anchor="end" fill="#555">柱子太窄，数值见鼠标悬停提示</text>`);
-  out.push("</svg>");
-  return out.join("");
 }
 
 // ---------- 解码：nlpbook.decoding 的同一套算术 ----------
@@ -229,8 +98,8 @@ function panelHtml(d, view, samples, prompt, T, k, p, message, seed, note = "") 
   const title = `“${tail(prompt, 8)}”之后的下一个字（纵轴随数据缩放，看清刻度）`;
   const aria = `${title}。原始 → 温度后 → 过滤后：` +
     view.tokens.map((t, i) => `${t} ${percent(view.raw[i])} → ${percent(view.tempered[i])} → ${percent(view.filtered[i])}`).join("；");
-  const chart = barChart(view.tokens, [["原始 T=1", view.raw], [`温度 T=${g(T)}`, view.tempered], ["过滤后", view.filtered]],
-    { title, ylabel: "概率", fmt: percent, width: d.width, height: 260, aria });
+  const chart = NP.barChart(view.tokens, [["原始 T=1", view.raw], [`温度 T=${g(T)}`, view.tempered], ["过滤后", view.filtered]],
+    { title, ylabel: "概率", fmt: percent, tickFmt: percent, width: d.width, height: 260, aria });
   const noteKept = `<div>过滤（${filterText(k, p) || "不过滤"}）后还剩 <b>${commas(String(view.kept))}</b> 个候选可以被抽到。` +
     "图中只画原始概率最高的几个字。</div>";
   const warn = message ? `<div style='color:#B00020'>${esc(message)}</div>` : "";

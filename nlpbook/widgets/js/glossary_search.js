@@ -2,8 +2,7 @@
 // 匹配同 glossary.search：全角转半角（NFKC）、不区分大小写、去掉首尾空白后按子串查；先列名字（中文或英文）命中的，
 // 再列只有解释命中的；至多列出 data.max_rows 条。高亮同 glossary_search._highlight。视图与 Python 的 glossary_html 逐字相同
 // （阅读网站上章号链接改指 .html，与网站构建对保存的 HTML 做的改写一样）。
-const PY_ESC = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
-const pyEsc = (s) => String(s).replace(/[&<>"']/g, (c) => PY_ESC[c]);   // 同 Python 的 html.escape
+const pyEsc = NP.esc;   // 同 Python 的 html.escape
 // 同 Python 的 str.strip()：去掉 str.isspace() 为真的首尾字符
 const SPACE = "[\\t-\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
 const STRIP = new RegExp(`^${SPACE}+|${SPACE}+$`, "g");

@@ -2,23 +2,11 @@
 // （cost.kv_cache_bytes）。这里只把这几项小整数乘起来（最大 2⁴⁸，浮点数精确表示），换算单位，画三根柱子。
 // 约数表、各种说明文字来自 Python（KVCachePanel.data）。版面与 Python 的 kv_cache_html / svgplot.bar_chart 相同。
 let groupsUid = 0;
-const BAR_COLOR = "#0072B2";   // svgplot 的 PALETTE[0]
 const BINARY = [["TiB", 2 ** 40], ["GiB", 2 ** 30], ["MiB", 2 ** 20], ["KiB", 2 ** 10], ["B", 1]];
 
-const commas = (s) => s.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-// 与 Python 的 f"{v:.Nf}" 一致（v ≥ 0）：toFixed 按精确的十进制展开取整，只有恰好在两数正中时往上进，
-// Python 取偶数——所以用更多位的 toFixed 看出“恰好正中”，这时末位是偶数就截断
-function fixed(v, n) {
-  const s = v.toFixed(n), extra = Math.min(100, n + 60) - n, long = v.toFixed(n + extra);
-  const head = long.slice(0, long.length - extra), rest = long.slice(long.length - extra);
-  return /^50*$/.test(rest) && Number(head[head.length - 1]) % 2 === 0 ? head : s;
-}
-function fixed2(v) {
-  const [i, frac] = fixed(v, 2).split(".");
-  return `${commas(i)}.${frac}`;
-}
-const f1 = (v) => fixed(v, 1);
-const trim = (s) => s.replace(/0+$/, "").replace(/\.$/, "");
+const { fixed, commas } = NP;   // Python 的 f"{v:.Nf}" 与千位分隔
+const fixed2 = (v) => commas(fixed(v, 2));
+const trim = NP.strip;
 const intStr = (v) => commas(String(Math.round(v)));
 // cost.format_bytes：整数写整数，否则最多两位小数；不足一个单位写 B
 function unitStr(n, step, units) {
@@ -33,71 +21,6 @@ function formatBytes(n) {
   return b === dec ? b : `${b}（${dec}）`;
 }
 const axisNumber = (v) => (Number.isInteger(v) ? intStr(v) : trim(fixed2(v)));
-const textWidth = (s, size = 11) => [...String(s)].reduce((w, ch) => w + (ch.codePointAt(0) >= 0x2e80 ? size : 0.6 * size), 0);
-
-// svgplot._ticks：lo..hi 之间“好看”的刻度
-function ticks(lo, hi, n) {
-  if (hi <= lo) return [lo];
-  const raw = (hi - lo) / n, mag = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw);
-  const first = Math.ceil(lo / step) * step, out = [];
-  for (let i = 0; i <= Math.floor((hi - first) / step + 1e-9); i++) out.push(Math.round((first + i * step) * 1e10) / 1e10);
-  return out;
-}
-function tickLabel(t) { return Math.abs(t) >= 1000 ? intStr(t) : String(t); }
-
-// 一组柱子的条形图（svgplot.bar_chart 的同一版面：柱顶横写数值；这里只有一组数据）
-function barChart(labels, name, vals, { title, ylabel, fmt, tickFmt, width, height }) {
-  const dataMax = Math.max(...vals);
-  let top = 0;
-  if (dataMax > 0) {
-    const t0 = ticks(0, dataMax, 4), st = t0.length > 1 ? t0[1] - t0[0] : dataMax;
-    top = Math.ceil(dataMax / st - 1e-9) * st;
-  }
-  top = top > 0 ? top : 1;
-  const yt = ticks(0, top, 4);
-  const texts = vals.map((v) => (v > 0 ? fmt(v) : ""));
-  const left = Math.max(44, Math.ceil(Math.max(...yt.map((t) => textWidth(tickLabel(t)))) + 22)), right = 10, head = 38, bottom = 36;
-  const pw = width - left - right, group = pw / labels.length, bw = (group * 0.8) / 1;
-  const widest = Math.max(0, ...texts.filter(Boolean).map((s) => textWidth(s, 9)));
-  const mode = !widest ? "none" : widest <= bw ? "horizontal" : bw >= 10 ? "vertical" : "narrow";
-  const space = mode === "horizontal" ? 13 : mode === "vertical" ? widest + 4 : 0;
-  const yTop = head + space, ph = height - yTop - bottom;
-  const e = NP.esc;
-  const o = [`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" ` +
-    `aria-label="${e(title)}" style="font-family:sans-serif;font-size:11px;max-width:100%;height:auto">`,
-    `<text x="${f1(width / 2)}" y="14" text-anchor="middle" font-size="13">${e(title)}</text>`,
-    `<line x1="${left}" y1="${f1(yTop + ph)}" x2="${left + pw}" y2="${f1(yTop + ph)}" stroke="#333"/>`];
-  for (const t of yt) {
-    const y = yTop + ph - (t / top) * ph;
-    o.push(`<text class="ytick" x="${left - 4}" y="${f1(y + 4)}" text-anchor="end">${e(tickFmt(t))}</text>` +
-      `<line x1="${left}" y1="${f1(y)}" x2="${left + pw}" y2="${f1(y)}" stroke="#eee"/>`);
-  }
-  o.push(`<text x="10" y="${f1(yTop + ph / 2)}" text-anchor="middle" transform="rotate(-90 10 ${f1(yTop + ph / 2)})">${e(ylabel)}</text>`,
-    `<rect x="${f1(left + 6)}" y="21" width="10" height="10" fill="${BAR_COLOR}"/><text class="legend" x="${f1(left + 20)}" y="30">${e(name)}</text>`);
-  const bars = vals.map((v, i) => {
-    const h = (Math.max(0, Math.min(v, top)) / top) * ph, x = left + i * group + group * 0.1;
-    return { v, i, h, x, y: yTop + ph - h };
-  });
-  for (const b of bars) {
-    o.push(`<rect x="${f1(b.x)}" y="${f1(b.y)}" width="${f1(bw)}" height="${f1(b.h)}" fill="${BAR_COLOR}">` +
-      `<title>${e(`${name} · ${labels[b.i]}：${fmt(b.v)}`)}</title></rect>`);
-  }
-  for (const b of bars) {
-    if (!texts[b.i] || mode === "none" || mode === "narrow") continue;
-    const cx = b.x + bw / 2;
-    if (mode === "horizontal") o.push(`<text class="value" x="${f1(cx)}" y="${f1(b.y - 2)}" text-anchor="middle" font-size="9">${e(texts[b.i])}</text>`);
-    else {
-      const bx = cx + 4.5 - 1;
-      o.push(`<text class="value" x="${f1(bx)}" y="${f1(b.y - 2)}" text-anchor="start" font-size="9" ` +
-        `transform="rotate(-90 ${f1(bx)} ${f1(b.y - 2)})">${e(texts[b.i])}</text>`);
-    }
-  }
-  labels.forEach((lab, i) => o.push(`<text x="${f1(left + (i + 0.5) * group)}" y="${f1(yTop + ph + 14)}" text-anchor="middle">${e(lab)}</text>`));
-  if (mode === "narrow") o.push(`<text x="${f1(left + pw)}" y="${f1(yTop + 10)}" text-anchor="end" fill="#555">柱子太窄，数值见鼠标悬停提示</text>`);
-  o.push("</svg>");
-  return o.join("");
-}
 
 function view(d, s) {
   const kvHeads = { MHA: s.n_heads, GQA: s.groups, MQA: 1 };
@@ -106,7 +29,7 @@ function view(d, s) {
   const cmp = d.kinds.map((k) => bytes(kvHeads[k]));
   const [unit, size] = BINARY.find(([, sz]) => Math.max(...cmp) >= sz || sz === 1);
   const labels = [`MHA（${s.n_heads} 个 KV head）`, `GQA（${s.groups} 组 → ${s.groups} 个）`, "MQA（1 个）"];
-  const chart = barChart(labels, `KV cache（${unit}）`, cmp.map((v) => v / size), {
+  const chart = NP.barChart(labels, { [`KV cache（${unit}）`]: cmp.map((v) => v / size) }, {
     title: `同样 ${s.n_heads} 个 Query head，要缓存的 K/V 有多少（纵轴单位 ${unit}）`, ylabel: unit,
     fmt: (v) => binary(v * size), tickFmt: axisNumber, width: d.chart_width, height: 240 });
   const ratio = Math.round(cmp[0] / total);

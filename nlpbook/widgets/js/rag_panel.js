@@ -2,8 +2,7 @@
 // 缩放到 [0, 1] 并存成万分之几的整数（a 稀疏、b 稠密）。浏览器里按权重混合：w·缩放(a) + (1 − w)·缩放(b)，
 // 再按 retrieval.order_by_score 排名（先除以最大绝对值、保留 12 位小数，相同的下标小的在前）。
 // dev 上的三项指标由 Python 在 11 个权重上算好（metrics）。视图与 Python 的 view_html 逐字相同。
-const PY_ESC = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
-const pyEsc = (s) => String(s).replace(/[&<>"']/g, (c) => PY_ESC[c]);   // 同 Python 的 html.escape
+const pyEsc = NP.esc;   // 同 Python 的 html.escape
 
 // 同 Python 的 f"{x:.{d}f}"：恰好在两个数正中间（只有 x·2^(d+1) 是奇数时才会）时取偶数，其余同 toFixed
 function pyFixed(x, d) {

@@ -1,8 +1,7 @@
 // 规则打分器（第 1.3 节）：读者敲什么句子都在浏览器里打分。数据（RuleScorerBox.data）是打分表
 // [[词, 分值, 分值是不是 float], …]；规则同 rules.rule_hits / rule_score：按子串数出现次数（不重叠），
 // 总分 = Σ 次数 × 分值（按打分表的顺序加），大于 0 判好评。视图与 Python 的 score_html 逐字相同。
-const PY_ESC = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
-const pyEsc = (s) => String(s).replace(/[&<>"']/g, (c) => PY_ESC[c]);   // 同 Python 的 html.escape
+const pyEsc = NP.esc;   // 同 Python 的 html.escape
 
 // Python 的 str(float)：整数值带 “.0”，很大/很小时用科学计数法（指数至少两位）
 function pyFloat(x) {

@@ -2,8 +2,7 @@
 // pieces[i] 的编号是 256 + i，编号 0—255 是 256 个字节 Token（显示为 <0xE9> 这样）。
 // 切分同 tokenizers.LongestMatchTokenizer.tokenize：按 Unicode 码位从左到右，每次取词表里最长的片段；
 // 匹配不上就把这一个字拆成它的 UTF-8 字节。视图与 Python 的 playground_html 逐字相同。
-const PY_ESC = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
-const pyEsc = (s) => String(s).replace(/[&<>"']/g, (c) => PY_ESC[c]);   // 同 Python 的 html.escape
+const pyEsc = NP.esc;   // 同 Python 的 html.escape
 const int = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");     // 同 f"{n:,}"
 const hex2 = (b) => b.toString(16).toUpperCase().padStart(2, "0");
 const UTF8 = new TextEncoder();
