@@ -1,10 +1,7 @@
 """第 11 章生成面板：纵轴随数据缩放、数值标注不重叠、高温下标注不全是 0、长提示词被截断并说明、
 只现场采样没有预先采好的设置（GRU 接着隐藏状态往下算，不每步从头读前文）；浏览器里的视图（node 运行
 js/generation_panel.js）与 fallback_html 逐字相同，网站上没有内核时写明续写用的是哪组设置。"""
-import json
 import re
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
@@ -14,7 +11,7 @@ from nlpbook.charlm import CharNGramLM
 from nlpbook.decoding import decode_step, generate
 from nlpbook.svgplot import bar_layout
 from nlpbook.widgets import generation_panel as gp
-from nlpbook.widgets._client import esm_source
+from _jsview import js_call, needs_node
 from nlpbook.widgets.generation_panel import (GenerationPanel, continuations, next_token_view, panel_html,
                                               percent, prompt_for_model)
 
@@ -259,26 +256,14 @@ def test_kernel_answers_what_the_browser_cannot(lm):
     assert p.live["prompt"] == "下次" and "0" in p.live["z"].split(",") and p.result["key"][0] == "下次"
 
 
-NODE = shutil.which("node")
-RUNNER = r"""
-const fs = require("fs");
-const mod = new Function(fs.readFileSync(process.argv[1], "utf8").replace("export default ", "return "))();
-const { data, cases } = JSON.parse(fs.readFileSync(0, "utf8"));
-const cache = new Map();
-process.stdout.write(JSON.stringify(cases.map((c) => mod.viewHtml(data, c.st, c.offline, c.live, c.result, cache))));
-"""
+def _js_views(data, cases) -> list[str]:
+    """js/generation_panel.js 的 viewHtml(data, 控件值, offline, live, result, cache)：所有情形共用一个缓存。"""
+    return js_call("generation_panel", data, [[c["st"], c["offline"], c["live"], c["result"]] for c in cases],
+                   fn="viewHtml", cache=True)
 
 
-def _js_views(tmp_path, data, cases) -> list[str]:
-    src = tmp_path / "generation_panel.js"
-    src.write_text(esm_source("generation_panel"), encoding="utf-8")
-    out = subprocess.run([NODE, "-e", RUNNER, str(src)], input=json.dumps({"data": data, "cases": cases}),
-                         capture_output=True, text=True, encoding="utf-8", check=True)
-    return json.loads(out.stdout)
-
-
-@pytest.mark.skipif(NODE is None, reason="没有 node")
-def test_browser_view_equals_the_fallback_html(lm, gru, tmp_path):
+@needs_node
+def test_browser_view_equals_the_fallback_html(lm, gru):
     """浏览器里（js/generation_panel.js）用 data 里的 logits 算温度、top-k、top-p、画图，与 Python 的
     fallback_html（decoding 的函数 + svgplot.bar_chart）逐字相同：各种温度、过滤、种子、预设与自己写的提示词。"""
     for model, encode in ((lm, lm.encode), (gru, lambda s: lm.encode("\n" + s))):
@@ -292,13 +277,13 @@ def test_browser_view_equals_the_fallback_html(lm, gru, tmp_path):
                     cases.append({"st": {n: getattr(p, n) for n in p.controls}, "offline": False,
                                   "live": p.live, "result": p.result})
                     want.append(p.fallback_html())
-        got = _js_views(tmp_path, p.data, cases)
+        got = _js_views(p.data, cases)
         bad = [c["st"] for c, a, b in zip(cases, got, want) if a != b]
         assert not bad, f"{len(bad)} 组设置不一致，如 {bad[:3]}"
 
 
-@pytest.mark.skipif(NODE is None, reason="没有 node")
-def test_site_view_without_kernel(lm, tmp_path):
+@needs_node
+def test_site_view_without_kernel(lm):
     """阅读网站上（offline，没有内核）：预先采好的设置与 fallback_html 相同；别的设置显示最接近的一组并写明。"""
     p = GenerationPanel(lm.next_logits, lm.encode, lm.decode, lm.vocab, prompt="这家酒店", max_new_tokens=6)
     settings = [dict(prompt="这家酒店", temperature=0.7, top_k=0, top_p=1.0, seed=0),     # 预先采好的
@@ -307,7 +292,7 @@ def test_site_view_without_kernel(lm, tmp_path):
                 dict(prompt="这家酒店", temperature=0.7, top_k=0, top_p=1.0, seed=7),     # 别的种子
                 dict(prompt="房间很", temperature=1.3, top_k=5, top_p=1.0, seed=0),       # 别的温度与过滤
                 dict(prompt="房间很", temperature=2.4, top_k=10, top_p=1.0, seed=0)]
-    got = _js_views(tmp_path, p.data, [{"st": s, "offline": True, "live": {}, "result": {}} for s in settings])
+    got = _js_views(p.data, [{"st": s, "offline": True, "live": {}, "result": {}} for s in settings])
     for s, html in zip(settings[:3], got[:3]):
         p.set_trait("prompt", s["prompt"])
         for name in ("temperature", "top_k", "top_p", "seed"):

@@ -8,35 +8,15 @@
 """
 from __future__ import annotations
 
-import json
 import random
 import re
-import shutil
-import subprocess
-import tempfile
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from nlpbook.widgets._client import esm_source
+from _jsview import js_call, needs_node
 
-NODE = shutil.which("node")
-pytestmark = pytest.mark.skipif(NODE is None, reason="没有 node：浏览器模块的纯函数无法在这里运行")
-
-
-def js_views(module: str, data: dict, calls: list[list]) -> list[str]:
-    """在 Node 里导入 js/<module>.js（连同 _kit.js），对每组参数调用 view(data, *args)。"""
-    runner = ("import m from './m.mjs';\nimport { readFileSync } from 'node:fs';\n"
-              "const inp = JSON.parse(readFileSync(0, 'utf8'));\n"
-              "process.stdout.write(JSON.stringify(inp.calls.map((a) => m.view(inp.data, ...a))));\n")
-    with tempfile.TemporaryDirectory() as tmp:
-        Path(tmp, "m.mjs").write_text(esm_source(module), encoding="utf-8")
-        Path(tmp, "run.mjs").write_text(runner, encoding="utf-8")
-        r = subprocess.run([NODE, "run.mjs"], cwd=tmp, input=json.dumps({"data": data, "calls": calls}),
-                           capture_output=True, text=True, encoding="utf-8", timeout=120)
-    assert r.returncode == 0, r.stderr
-    return json.loads(r.stdout)
+pytestmark = needs_node
 
 
 def _norm(h: str, drop=()) -> str:
@@ -65,7 +45,7 @@ def test_attention_explorer_js_matches_python_on_every_state(which):
               for q in range(len(p.tokens)) for s in p._steps for h in [*p.data["heads"], OVERLAY]
               for c in ([True] if p.data["causal_fixed"] else [False, True]) for L in range(len(p._layers))]
     drop = ("data-weight", "stroke-opacity", "fill-opacity", "stroke-width", "height")
-    for st, got in zip(states, js_views(p.module, p.data, [[s] for s in states])):
+    for st, got in zip(states, js_call(p.module, p.data, [[s] for s in states])):
         for name, v in st.items():
             setattr(p, name, v)
         assert _norm(got, drop) == _norm(p.fallback_html(), drop), st
@@ -76,7 +56,7 @@ def test_parallel_steps_js_matches_python_on_the_whole_grid():
     from nlpbook.widgets.parallel_steps import RNNvsTransformerPanel
     p = RNNvsTransformerPanel()
     calls = [[n, L, s] for n in range(1, 11) for L in range(1, 7) for s in range(0, n * L + 1)]
-    for (n, L, s), got in zip(calls, js_views(p.module, p.data, calls)):
+    for (n, L, s), got in zip(calls, js_call(p.module, p.data, calls)):
         p.n_tokens, p.layers = n, L
         p.step = s
         assert _norm(got) == _norm(p.fallback_html()), (n, L, s)
@@ -103,10 +83,10 @@ def test_kv_cache_js_matches_python_on_random_and_edge_settings():
         dict(batch=1, layers=72, tokens=1024, n_heads=1, head_dim=16, bytes_per_number=0.5, kind="MHA", groups=1),
         dict(batch=1, layers=32, tokens=8192, n_heads=32, head_dim=128, bytes_per_number=2, kind="GQA", groups=8),
     ]
-    for s, got in zip(states, js_views(p.module, p.data, [[s] for s in states])):
+    for s, got in zip(states, js_call(p.module, p.data, [[s] for s in states])):
         p.n_heads = s["n_heads"]
         for name, v in s.items():
             setattr(p, name, v)
         assert _norm(re.sub(r' role="img" aria-label="[^"]*"', "", got)) == _norm(p.fallback_html()), s
-    (tie,) = js_views(p.module, p.data, [[states[-2]]])
+    (tie,) = js_call(p.module, p.data, [[states[-2]]])
     assert "1.12 MiB（1.18 MB）" in tie                  # 1,179,648 字节 = 1.125 MiB：与 Python 一样取偶数

@@ -8,24 +8,17 @@ ES 模块导入，对一批刁钻的输入（空串、中英混排、emoji、生
 """
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-import tempfile
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from nlpbook.tokenizers import demo_tokenizer
-from nlpbook.widgets._client import esm_source
 from nlpbook.widgets.glossary_search import GlossarySearch
 from nlpbook.widgets.rag_panel import WEIGHTS, RagPanel
 from nlpbook.widgets.rule_scorer import RuleScorerBox
 from nlpbook.widgets.tokenizer_playground import TokenizerPlayground
 
-NODE = shutil.which("node")
-needs_node = pytest.mark.skipif(NODE is None, reason="没有 node：浏览器模块的纯函数无法在这里运行")
+from _jsview import js_call, needs_node
+
 
 TEXTS = ["", "电影不好看", "小猫没有跳上桌子，因为它太累了。龘👍", "好看好看好看，精彩！难看？无聊无聊",
          "<b>好看</b> & 'x' \"y\"", "龘👍ok", "很好", "e\u0301", "𠀀𠀁", "ＡＢＣ", "\t\n", "我喜欢NLP!",
@@ -60,22 +53,8 @@ def test_demo_tokenizer_on_tricky_strings(text, want):
     assert f"{len(text)} 个字符 → <b>{len(want)} 个 token</b>（其中 {n_bytes} 个是字节回退片段）；解码后与原文一致" in html
 
 
-def js_views(module: str, data: dict, calls: list[list], offline: bool = False) -> list[str]:
-    """在 Node 里导入 js/<module>.js（连同 _kit.js），对每组参数调用 view(data, *args)。"""
-    runner = ("import m from './m.mjs';\nimport { readFileSync } from 'node:fs';\n"
-              "const inp = JSON.parse(readFileSync(0, 'utf8'));\n"
-              "process.stdout.write(JSON.stringify(inp.calls.map((a) => m.view(inp.data, ...a))));\n")
-    with tempfile.TemporaryDirectory() as tmp:
-        Path(tmp, "m.mjs").write_text(esm_source(module), encoding="utf-8")
-        Path(tmp, "run.mjs").write_text(runner, encoding="utf-8")
-        r = subprocess.run([NODE, "run.mjs"], cwd=tmp, input=json.dumps({"data": data, "calls": calls}),
-                           capture_output=True, text=True, encoding="utf-8", timeout=60)
-    assert r.returncode == 0, r.stderr
-    return json.loads(r.stdout)
-
-
 def _same(panel, trait: str, values, extra=()) -> None:
-    js = js_views(panel.module, panel.data, [[v, *extra] for v in values])
+    js = js_call(panel.module, panel.data, [[v, *extra] for v in values])
     for v, got in zip(values, js):
         setattr(panel, trait, v)
         assert got == panel.fallback_html(), f"{panel.module}：{v!r:.60} 时浏览器与 Python 的视图不同"
@@ -110,7 +89,7 @@ def test_glossary_js_matches_python():
 @needs_node
 def test_glossary_js_links_point_at_site_pages_offline():
     p = GlossarySearch("lora")
-    (view,) = js_views(p.module, p.data, [["lora", True]])
+    (view,) = js_call(p.module, p.data, [["lora", True]])
     assert '<a href="17-sft-lora-rag.html">第 17 章</a>' in view and ".ipynb" not in view
 
 
@@ -129,6 +108,6 @@ def test_rag_js_matches_python_on_every_weight_and_question():
     p = _rag_cases()
     calls = [[w, q] for w in WEIGHTS for q in range(len(p.questions))]
     calls.append([0.30000000000000004, 2])          # 滑块读回来的浮点末位不影响
-    for (w, q), got in zip(calls, js_views(p.module, p.data, calls)):
+    for (w, q), got in zip(calls, js_call(p.module, p.data, calls)):
         p.weight, p.question = w, q
         assert got == p.fallback_html(), f"权重 {w}、问题 {q} 时浏览器与 Python 的视图不同"
