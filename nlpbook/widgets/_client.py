@@ -117,6 +117,7 @@ class ClientPanel(anywidget.AnyWidget):
 
     def _repr_mimebundle_(self, **kwargs):
         data, meta = super()._repr_mimebundle_(**kwargs)
+        data["text/plain"] = repr(self)      # 完整的一行：ipywidgets 8.0 会把超过 110 个字符的截断成“…”
         data["text/html"] = f'<div class="nlpbook-panel-fallback">{self.fallback_html()}</div>'
         data[PANEL_MIME] = {"module": self.module, "state": self.state()}
         return data, meta
