@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import nlpbook.widgets as widgets
+from _jsview import needs_node
 from nlpbook.widgets._client import JS_DIR, PANEL_MIME, ClientPanel, esm_source, modules, site_bundle
 
 STATE_LIMIT = 400_000   # 一个面板保存的状态（JSON 字节）；一页的全部状态另有 1 MB 的上限（benchmarks/site_weight.py）
@@ -82,3 +83,31 @@ def test_stored_panel_code_is_the_current_code(path):
         if "_esm" in s:
             module = s["_anywidget_id"].split(".")[-2]
             assert s["_esm"] == esm_source(module), f"{path.name} 里保存的 {module} 面板代码过时了：重新执行这个 notebook"
+
+
+@needs_node
+def test_kit_formats_numbers_exactly_as_python():
+    """NP.fixed / NP.g / NP.num 与 Python 的 f"{v:.{d}f}"、f"{v:g}"、svgplot.fmt_number 逐字相同：随机数，
+    以及恰好落在一半上的数（toFixed 往上进，Python 取偶）。"""
+    import random
+    import subprocess
+
+    from _jsview import NODE
+    from nlpbook.svgplot import fmt_number
+    rng = random.Random(0)
+    cases = []
+    for _ in range(3000):
+        d = rng.randrange(0, 5)
+        v = rng.choice([rng.uniform(-1000, 1000), rng.uniform(-1, 1) * 10 ** rng.randrange(-9, 7),
+                        (rng.randrange(-20000, 20000) + 0.5) / 10 ** d, rng.randrange(-999, 999) / 64])
+        cases.append((v, d))
+    cases += [(0.0, 2), (-0.0, 1), (2.5625, 3), (0.125, 2), (999.5, 0), (1e-13, 3), (123456.789, 1)]
+    script = ("const src = require('fs').readFileSync(process.argv[1], 'utf8'); globalThis.document = {};\n"
+              "const NP = new Function(src + '; return NP;')();\n"
+              "const cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
+              "process.stdout.write(JSON.stringify(cases.map(([v, d]) => [NP.fixed(v, d), NP.g(v), NP.num(v)])));")
+    r = subprocess.run([NODE, "-e", script, str(JS_DIR / "_kit.js")], input=json.dumps(cases),
+                       capture_output=True, text=True, encoding="utf-8", timeout=60)
+    assert r.returncode == 0, r.stderr
+    for (v, d), (fixed, g, num) in zip(cases, json.loads(r.stdout)):
+        assert [fixed, g, num] == [f"{v:.{d}f}", f"{v:g}", fmt_number(v)], (v, d)

@@ -18,6 +18,8 @@ const NP = (() => {
   function fixed(v, d) {
     if (!Number.isFinite(v)) return v > 0 ? "inf" : v < 0 ? "-inf" : "nan";
     const s = (Object.is(v, -0) ? "-" : "") + v.toFixed(d);
+    const t = Math.abs(v) * 10 ** d;
+    if (Math.abs((t % 1) - 0.5) > 1e-6) return s;         // 离“一半”远：不可能是恰好一半（快路径，绝大多数数）
     const x = Math.abs(v).toPrecision(100);              // 二进制值的精确十进制展开
     if (x.includes("e") || !x.includes(".")) return s;
     const dot = x.indexOf("."), int = x.slice(0, dot), frac = x.slice(dot + 1);
