@@ -404,19 +404,49 @@ TRAINING_CELL = ("# 量面板反应时间用：同一个内核里跑一段约 20
                  "_ = train_char_rnn(np.arange(20000) % 50, 50, steps=3000, seed=0)")
 
 
+def _start_training_cell(page, nb, trace: Trace) -> None:
+    """在末尾加一格 TRAINING_CELL 并运行，等到它在运行。
+
+    键盘可能落空（点到 Markdown 渲染出的链接，或者命令模式还没切过来）：每一步都看结果，不对就接着那一步重来，
+    最多 3 次；始终只加一格（多出一个没运行的空格，后面就等不到“全部跑完”）。
+    """
+    cells = nb.locator(".jp-Cell")
+    n0 = cells.count()
+    for attempt in range(1, 4):
+        if cells.count() == n0:
+            cells.last.click(position={"x": 8, "y": 8})     # 左上角是提示符那一栏，不会点到链接
+            page.keyboard.press("Escape")
+            page.keyboard.press("b")
+            try:
+                page.wait_for_function("([sel, n]) => document.querySelectorAll(sel).length > n",
+                                       arg=[".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell", n0], timeout=10_000)
+            except Exception:  # noqa: BLE001 - 没加上：重来
+                trace.log(f"第 {attempt} 次加训练格：没有加上新格")
+                continue
+        editor = cells.nth(n0).locator(".jp-InputArea-editor")
+        editor.click()
+        if "train_char_rnn" not in (editor.text_content() or ""):
+            page.keyboard.press("Control+a")
+            page.keyboard.insert_text(TRAINING_CELL)
+            if "train_char_rnn" not in (editor.text_content() or ""):
+                trace.log(f"第 {attempt} 次加训练格：代码没有写进新格")
+                continue
+        page.keyboard.press("Control+Enter")      # 运行，不在下面再加一格
+        try:
+            _wait(page, trace, lambda st: st["status"] == "busy" and "[*]:" in st["prompts"], 20, "训练格没有开始运行")
+            return
+        except BrowserTimeout:
+            trace.log(f"第 {attempt} 次加训练格：没有开始运行")
+    raise BrowserTimeout(f"{trace.name}：3 次都没能在末尾加上训练格并运行")
+
+
 def _time_panels(page, nb, name: str, trace: Trace) -> None:
     """每个浏览器面板的每个控件：内核空闲时量一次；再在末尾加一格训练、趁它运行时再量一次（面板必须照样能动）。"""
     roots = nb.locator(".jp-OutputArea-output > .nlpbook-panel")
     if not roots.count():
         return
     rows = measure_panels(page, roots, "lab", name)
-    nb.locator(".jp-Cell").last.click()
-    page.keyboard.press("Escape")
-    page.keyboard.press("b")
-    page.keyboard.press("Enter")
-    page.keyboard.insert_text(TRAINING_CELL)
-    page.keyboard.press("Control+Enter")      # 运行，不在下面再加一格
-    _wait(page, trace, lambda st: st["status"] == "busy" and "[*]:" in st["prompts"], 60, "训练格没有开始运行")
+    _start_training_cell(page, nb, trace)
     trace.log("训练格在运行，量面板")
     during = measure_panels(page, roots, "lab-training", name)
     busy = _state(page, trace)["status"] == "busy"

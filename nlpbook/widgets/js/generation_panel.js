@@ -202,6 +202,14 @@ export default {
       top_p: model.get("top_p"), seed: model.get("seed") }, offline, model.get("live"), model.get("result"), cache));
     // 视图每次整块重画：把排版限制在视图里面，页面的其余部分不用跟着重排
     el.querySelector(".np-view").style.contain = "content";
+    // 其余提示词的 logits（每个约 3000 个整数）趁页面空闲时先解析、排好序，换提示词时就不用在 input 事件里做
+    const idle = typeof requestIdleCallback === "function" ? requestIdleCallback : (f) => setTimeout(f, 0);
+    const warm = (i) => {
+      if (i >= d.prompts.length) return;
+      if (!cache.has(d.prompts[i])) cache.set(d.prompts[i], logitsOf(d.prompts[i], d.scale));
+      idle(() => warm(i + 1));
+    };
+    idle(() => warm(0));
     return stop;
   },
   viewHtml,   // 测试用：与 Python 的 fallback_html 逐字比较
