@@ -58,6 +58,26 @@ def test_esm_is_kit_plus_one_module_with_one_default_export():
     assert all(f'P["{m}"] = (function () {{' in bundle for m in modules())
 
 
+def test_modules_use_the_kit_instead_of_their_own_copies():
+    """数字格式、转义、色块、表格只在 _kit.js 里写一次：模块里不再定义同名函数，也不再自己写千位分隔或转义表。"""
+    import re
+    kit = (JS_DIR / "_kit.js").read_text(encoding="utf-8")
+    exported = re.search(r"return \{([^}]*)\};\s*\}\)\(\);", kit).group(1)
+    names = {"esc", "fixed", "g", "num", "commas", "strip", "chip", "table", "textWidth", "niceTicks", "tickLabel",
+             "lineChart", "barChart"}     # 格式与画图（控件可以包一层，如 const slider = (…) => NP.slider(…)）
+    assert names <= {n.strip() for n in exported.split(",")}
+    copies = []
+    for m in modules():
+        src = (JS_DIR / f"{m}.js").read_text(encoding="utf-8")
+        for name in names:
+            if re.search(rf"(?:function\s+{name}\s*\(|(?:const|let)\s+{name}\s*=\s*(?:\(|function))", src):
+                copies.append(f"{m}.js 自己定义了 {name}")
+        for what, pattern in (("千位分隔", r"\(\\d\{3\}\)\+"), ("HTML 转义表", r"&amp;|&lt;"), ("py 前缀的副本", r"\bpy(?:Esc|Fixed|G)\b")):
+            if re.search(pattern, src):
+                copies.append(f"{m}.js 自己写了{what}")
+    assert not copies, "；".join(copies)
+
+
 def test_bad_module_is_refused(tmp_path, monkeypatch):
     import nlpbook.widgets._client as client
     (tmp_path / "_kit.js").write_text("const NP = {};", encoding="utf-8")

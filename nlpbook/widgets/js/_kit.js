@@ -28,6 +28,18 @@ const NP = (() => {
     if (Number(kept[kept.length - 1]) % 2) return s;      // 前一位是奇数：进位，与 toFixed 相同
     return (v < 0 ? "-" : "") + int + (d ? "." + frac.slice(0, d) : "");
   }
+  // _html.chip 与 _html.table 的移植：带编号的小方块、内容转义的简单表格
+  function chip(text, sub, color, title = "") {
+    const t = title ? ` title="${esc(title)}"` : "";
+    return `<span${t} style="display:inline-block;margin:2px;padding:2px 6px;border-radius:4px;` +
+      `background:${color};color:#000;font-family:monospace">${esc(text)}` +
+      `<sub style="margin-left:3px;color:#333">${esc(sub)}</sub></span>`;
+  }
+  function table(header, rows) {
+    const th = header.map((h) => `<th style='padding:2px 8px'>${esc(h)}</th>`).join("");
+    const trs = rows.map((r) => "<tr>" + r.map((c) => `<td style='padding:2px 8px'>${esc(c)}</td>`).join("") + "</tr>").join("");
+    return `<table><thead><tr>${th}</tr></thead><tbody>${trs}</tbody></table>`;
+  }
   const commas = (s) => s.replace(/^(-?)(\d+)/, (_, sign, i) => sign + i.replace(/\B(?=(\d{3})+(?!\d))/g, ","));
   const strip = (s) => (s.includes(".") ? s.replace(/0+$/, "").replace(/\.$/, "") : s);
 
@@ -277,6 +289,6 @@ const NP = (() => {
     return o.join("");
   }
 
-  return { el, esc, num, fixed, g, commas, strip, slider, dropdown, text, checkbox, toggle, mount,
+  return { el, esc, chip, table, num, fixed, g, commas, strip, slider, dropdown, text, checkbox, toggle, mount,
            textWidth, niceTicks, tickLabel, lineChart, barChart, PALETTE };
 })();

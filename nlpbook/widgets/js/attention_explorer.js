@@ -3,8 +3,8 @@
 // 这里只查表、画连线图和数字表（与 Python 的 explorer_html 同样的版面）。
 let hatchId = 0;   // 每张连线图自己的斜纹 id：同一页上有几个面板时 id 不重复
 
-const f3 = (v) => v.toFixed(3);
-const f4 = (v) => v.toFixed(4);
+const f3 = (v) => NP.fixed(v, 3);   // 印出来的数：与 Python 的 f"{v:.3f}" 相同（-0、恰好一半）
+const f4 = (v) => NP.fixed(v, 4);
 
 function linksSvg(d, idx, rows, q, vis) {
   const T = d.tokens.length, g = d.geo, size = 14, chipH = 26, arcH = 64, top = 6;

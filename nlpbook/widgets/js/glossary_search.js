@@ -2,7 +2,7 @@
 // 匹配同 glossary.search：全角转半角（NFKC）、不区分大小写、去掉首尾空白后按子串查；先列名字（中文或英文）命中的，
 // 再列只有解释命中的；至多列出 data.max_rows 条。高亮同 glossary_search._highlight。视图与 Python 的 glossary_html 逐字相同
 // （阅读网站上章号链接改指 .html，与网站构建对保存的 HTML 做的改写一样）。
-const pyEsc = NP.esc;   // 同 Python 的 html.escape
+const { esc } = NP;   // 同 Python 的 html.escape
 // 同 Python 的 str.strip()：去掉 str.isspace() 为真的首尾字符
 const SPACE = "[\\t-\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
 const STRIP = new RegExp(`^${SPACE}+|${SPACE}+$`, "g");
@@ -31,9 +31,9 @@ const reEsc = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");   // 正则里�
 
 function highlight(text, query, mark) {
   const q = pyStrip(query.normalize("NFKC"));
-  if (!q) return pyEsc(text);
+  if (!q) return esc(text);
   const re = new RegExp("(" + reEsc(q) + ")", "iu");
-  return text.split(re).map((p, i) => (i % 2 ? `<mark style='background:${mark};color:#000'>${pyEsc(p)}</mark>` : pyEsc(p))).join("");
+  return text.split(re).map((p, i) => (i % 2 ? `<mark style='background:${mark};color:#000'>${esc(p)}</mark>` : esc(p))).join("");
 }
 
 const siteLink = (url) => url.replace(/^([^/#:]+)\.ipynb(#.*)?$/, "$1.html$2");
@@ -41,13 +41,13 @@ const siteLink = (url) => url.replace(/^([^/#:]+)\.ipynb(#.*)?$/, "$1.html$2");
 function view(d, query, offline = false) {
   const found = search(d, query);
   const q = pyStrip(query);
-  const summary = q ? `搜索“${pyEsc(q)}”：找到 <b>${found.length}</b> 条` : `全部术语：<b>${found.length}</b> 条`;
+  const summary = q ? `搜索“${esc(q)}”：找到 <b>${found.length}</b> 条` : `全部术语：<b>${found.length}</b> 条`;
   if (!found.length) return `<div>${summary}。换一个词试试，或清空搜索框看全表。</div>`;
   const th = d.header.map((h) => `<th style='padding:2px 8px;text-align:left'>${h}</th>`).join("");
   const shown = found.slice(0, d.max_rows);
   const rows = shown.map((i) => {
     const [zh, en, def, chapter, notebook, inText] = d.terms[i];
-    const link = `<a href="${pyEsc(offline ? siteLink(notebook) : notebook)}">${chapter}</a>`;
+    const link = `<a href="${esc(offline ? siteLink(notebook) : notebook)}">${chapter}</a>`;
     const cells = [highlight(zh, q, d.mark), highlight(en, q, d.mark), highlight(def, q, d.mark), link, inText ? "课文附录 C" : "补充"];
     return "<tr>" + cells.map((c, j) => `<td style='padding:2px 8px;text-align:left;vertical-align:top${NOWRAP[j]}'>${c}</td>`).join("") + "</tr>";
   });

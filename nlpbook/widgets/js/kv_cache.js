@@ -4,23 +4,22 @@
 let groupsUid = 0;
 const BINARY = [["TiB", 2 ** 40], ["GiB", 2 ** 30], ["MiB", 2 ** 20], ["KiB", 2 ** 10], ["B", 1]];
 
-const { fixed, commas } = NP;   // Python 的 f"{v:.Nf}" 与千位分隔
+const { fixed, commas, strip } = NP;   // Python 的 f"{v:.Nf}"、千位分隔、去掉小数末尾的 0
 const fixed2 = (v) => commas(fixed(v, 2));
-const trim = NP.strip;
 const intStr = (v) => commas(String(Math.round(v)));
 // cost.format_bytes：整数写整数，否则最多两位小数；不足一个单位写 B
 function unitStr(n, step, units) {
   let i = 0;
   while (i + 1 < units.length && n >= step ** (i + 1)) i++;
   const v = n / step ** i;
-  return `${Math.abs(v - Math.round(v)) < 1e-9 ? intStr(v) : trim(fixed2(v))} ${units[i]}`;
+  return `${Math.abs(v - Math.round(v)) < 1e-9 ? intStr(v) : strip(fixed2(v))} ${units[i]}`;
 }
 const binary = (n) => unitStr(n, 1024, ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]);
 function formatBytes(n) {
   const b = binary(n), dec = unitStr(n, 1000, ["B", "kB", "MB", "GB", "TB", "PB"]);
   return b === dec ? b : `${b}（${dec}）`;
 }
-const axisNumber = (v) => (Number.isInteger(v) ? intStr(v) : trim(fixed2(v)));
+const axisNumber = (v) => (Number.isInteger(v) ? intStr(v) : strip(fixed2(v)));
 
 function view(d, s) {
   const kvHeads = { MHA: s.n_heads, GQA: s.groups, MQA: 1 };

@@ -1,7 +1,7 @@
 // N-gram 窗口滑块（第 5.5 节）：数据是 Python 用 ngram.unseen_rate / unseen_examples 算好的每个 n 的统计和例子
 // （NGramWindowPanel.data）。比例的纵轴正好画到 100%（与 svgplot.line_chart 的 y_max 一样），不画到 120%。
 
-const int = (v) => String(v).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+const int = (v) => NP.commas(String(v));   // 同 f"{v:,}"
 
 function view(d, n) {
   const i = d.ns.indexOf(n), mark = `所选 n = ${n}`;

@@ -2,18 +2,7 @@
 // 缩放到 [0, 1] 并存成万分之几的整数（a 稀疏、b 稠密）。浏览器里按权重混合：w·缩放(a) + (1 − w)·缩放(b)，
 // 再按 retrieval.order_by_score 排名（先除以最大绝对值、保留 12 位小数，相同的下标小的在前）。
 // dev 上的三项指标由 Python 在 11 个权重上算好（metrics）。视图与 Python 的 view_html 逐字相同。
-const pyEsc = NP.esc;   // 同 Python 的 html.escape
-
-// 同 Python 的 f"{x:.{d}f}"：恰好在两个数正中间（只有 x·2^(d+1) 是奇数时才会）时取偶数，其余同 toFixed
-function pyFixed(x, d) {
-  const y = x * 2 ** (d + 1);
-  if (Number.isInteger(y) && Math.abs(y) % 2 === 1) {
-    let n = Math.floor(x * 10 ** d);
-    if (Math.abs(n) % 2 === 1) n += 1;
-    return (n / 10 ** d).toFixed(d);
-  }
-  return x.toFixed(d);
-}
+const { esc, fixed, table } = NP;   // 同 Python 的 html.escape、f"{x:.{d}f}"、_html.table
 
 // numpy 的 rint：四舍六入、正中间取偶数
 function rint(x) {
@@ -36,12 +25,6 @@ function orderByScore(s) {
   return s.map((_, i) => i).sort((i, j) => (key[i] > key[j] ? -1 : key[i] < key[j] ? 1 : i - j));
 }
 
-function table(header, rows) {
-  const th = header.map((h) => `<th style='padding:2px 8px'>${pyEsc(h)}</th>`).join("");
-  const trs = rows.map((r) => "<tr>" + r.map((c) => `<td style='padding:2px 8px'>${pyEsc(c)}</td>`).join("") + "</tr>").join("");
-  return `<table><thead><tr>${th}</tr></thead><tbody>${trs}</tbody></table>`;
-}
-
 // 权重下标 wi（0…10）、问题 q：混合分数、正确段落的名次、前 k 个段落
 function rank(d, wi, q) {
   const w = d.weights[wi];
@@ -56,11 +39,11 @@ function view(d, weight, q) {
   const { w, fused, goldRank, top } = rank(d, wi, q);
   const [r1, r5, mrr] = d.metrics[wi];
   const [a, b] = d.names;
-  const head = `<div>权重 <b>${pyFixed(w, 1)}</b>：${pyEsc(a)} 占 ${pyFixed(w, 1)}，${pyEsc(b)} 占 ` +
-    `${pyFixed(1 - w, 1)}。dev ${d.gold.length} 题上 recall@1 <b>${pyFixed(r1, 3)}</b>，recall@5 ` +
-    `<b>${pyFixed(r5, 3)}</b>，MRR <b>${pyFixed(mrr, 3)}</b></div>` +
-    `<div>问题：${pyEsc(d.questions[q])}（正确段落排第 <b>${goldRank}</b>）</div>`;
-  const rows = top.map((i, n) => [n + 1, pyFixed(fused[i], 3), d.ids[i], i === d.gold[q] ? "✓" : ""]);
+  const head = `<div>权重 <b>${fixed(w, 1)}</b>：${esc(a)} 占 ${fixed(w, 1)}，${esc(b)} 占 ` +
+    `${fixed(1 - w, 1)}。dev ${d.gold.length} 题上 recall@1 <b>${fixed(r1, 3)}</b>，recall@5 ` +
+    `<b>${fixed(r5, 3)}</b>，MRR <b>${fixed(mrr, 3)}</b></div>` +
+    `<div>问题：${esc(d.questions[q])}（正确段落排第 <b>${goldRank}</b>）</div>`;
+  const rows = top.map((i, n) => [n + 1, fixed(fused[i], 3), d.ids[i], i === d.gold[q] ? "✓" : ""]);
   return head + table(["名次", "混合分数", "段落", "正确"], rows) + `<div style='color:#555'>${d.try}</div>`;
 }
 
@@ -70,7 +53,7 @@ export default {
   render({ model, el }) {
     const d = model.get("data");
     return NP.mount(el, model, [
-      NP.slider(model, "weight", { label: `${d.names[0]} 的权重`, min: 0, max: 1, step: 0.1, fmt: (v) => pyFixed(v, 1) }),
+      NP.slider(model, "weight", { label: `${d.names[0]} 的权重`, min: 0, max: 1, step: 0.1, fmt: (v) => fixed(v, 1) }),
       NP.dropdown(model, "question", { label: "dev 问题", options: d.questions.map((t, i) => [t, i]) }),
     ], ["weight", "question"], () => view(d, model.get("weight"), model.get("question")));
   },

@@ -1,7 +1,7 @@
 // 规则打分器（第 1.3 节）：读者敲什么句子都在浏览器里打分。数据（RuleScorerBox.data）是打分表
 // [[词, 分值, 分值是不是 float], …]；规则同 rules.rule_hits / rule_score：按子串数出现次数（不重叠），
 // 总分 = Σ 次数 × 分值（按打分表的顺序加），大于 0 判好评。视图与 Python 的 score_html 逐字相同。
-const pyEsc = NP.esc;   // 同 Python 的 html.escape
+const { esc, g, table } = NP;   // 同 Python 的 html.escape、f"{x:g}"、_html.table
 
 // Python 的 str(float)：整数值带 “.0”，很大/很小时用科学计数法（指数至少两位）
 function pyFloat(x) {
@@ -12,22 +12,6 @@ function pyFloat(x) {
   return s.includes(".") ? s : `${s}.0`;
 }
 
-// Python 的 f"{x:g}"（6 位有效数字）：小于一百万的整数原样；其余按 %g 的规则（指数 < -4 或 >= 6 时用科学计数法）
-function pyG(x) {
-  if (!Number.isFinite(x)) return Number.isNaN(x) ? "nan" : x > 0 ? "inf" : "-inf";
-  if (Number.isInteger(x) && Math.abs(x) < 1e6) return Object.is(x, -0) ? "-0" : String(x);
-  const [m, e] = x.toExponential(5).split("e");
-  const exp = Number(e), strip = (s) => (s.includes(".") ? s.replace(/0+$/, "").replace(/\.$/, "") : s);
-  if (exp < -4 || exp >= 6) return `${strip(m)}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
-  return strip(x.toFixed(5 - exp));
-}
-
-// 同 _html.table：简单的 HTML 表格（内容转义）
-function table(header, rows) {
-  const th = header.map((h) => `<th style='padding:2px 8px'>${pyEsc(h)}</th>`).join("");
-  const trs = rows.map((r) => "<tr>" + r.map((c) => `<td style='padding:2px 8px'>${pyEsc(c)}</td>`).join("") + "</tr>").join("");
-  return `<table><thead><tr>${th}</tr></thead><tbody>${trs}</tbody></table>`;
-}
 
 // 同 Python 的 str.count：从左到右数不重叠的出现次数
 function count(text, word) {
@@ -48,7 +32,7 @@ function view(d, text) {
   }
   const note = rows.length ? "" : "（一个打分词都没命中，分数为 0，按规则判差评）";
   const body = rows.length ? table(["命中的词", "分值", "次数", "小计"], rows) : "";
-  return `${body}<div>总分 <b>${pyG(s)}</b> → 判为 <b>${s > 0 ? "好评" : "差评"}</b>${pyEsc(note)}</div>`;
+  return `${body}<div>总分 <b>${g(s)}</b> → 判为 <b>${s > 0 ? "好评" : "差评"}</b>${esc(note)}</div>`;
 }
 
 export default {

@@ -23,11 +23,6 @@ function spacingHint(tokens) {
 }
 
 // 与 _html.chip 相同的色块
-function chip(text, sub, color) {
-  return `<span style="display:inline-block;margin:2px;padding:2px 6px;border-radius:4px;background:${color};color:#000;font-family:monospace">` +
-    `${NP.esc(text)}<sub style="margin-left:3px;color:#333">${NP.esc(sub)}</sub></span>`;
-}
-
 function view(d, tokens, window, center) {
   const e = NP.esc, pairs = skipgramPairs(tokens.length, window);
   let head = `<div>窗口 ${window}：这句话共产生 <b>${pairs.length}</b> 个（中心词, 周围词）训练对。</div>`;
@@ -36,7 +31,7 @@ function view(d, tokens, window, center) {
   const tryLine = `<div style="color:#555">${e(d.try)}</div>`;
   if (!tokens.length) return head + tryLine;
   const c = Math.min(center, tokens.length - 1), lo = Math.max(0, c - window), hi = Math.min(tokens.length, c + window + 1);
-  const chips = tokens.map((t, i) => chip(t, String(i), i === c ? d.center_color : lo <= i && i < hi ? d.window_color : "#FFFFFF")).join("");
+  const chips = tokens.map((t, i) => NP.chip(t, String(i), i === c ? d.center_color : lo <= i && i < hi ? d.window_color : "#FFFFFF")).join("");
   const mine = pairs.filter(([i]) => i === c).map(([i, j]) => `（${e(tokens[i])}, ${e(tokens[j])}）`).join(" ");
   return head + `<div style="line-height:2;${WRAP}">${chips}</div>` +
     `<div style="${WRAP}">以“${e(tokens[c])}”为中心：${mine || "（无）"}</div>` + tryLine;

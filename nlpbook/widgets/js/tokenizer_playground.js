@@ -2,8 +2,8 @@
 // pieces[i] 的编号是 256 + i，编号 0—255 是 256 个字节 Token（显示为 <0xE9> 这样）。
 // 切分同 tokenizers.LongestMatchTokenizer.tokenize：按 Unicode 码位从左到右，每次取词表里最长的片段；
 // 匹配不上就把这一个字拆成它的 UTF-8 字节。视图与 Python 的 playground_html 逐字相同。
-const pyEsc = NP.esc;   // 同 Python 的 html.escape
-const int = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");     // 同 f"{n:,}"
+const { esc, chip } = NP;   // 同 Python 的 html.escape、_html.chip
+const int = (n) => NP.commas(String(n));     // 同 f"{n:,}"
 const hex2 = (b) => b.toString(16).toUpperCase().padStart(2, "0");
 const UTF8 = new TextEncoder();
 
@@ -58,13 +58,6 @@ function decode(d, tokens) {
 }
 
 // 同 _html.chip
-function chip(text, sub, color, title = "") {
-  const t = title ? ` title="${pyEsc(title)}"` : "";
-  return `<span${t} style="display:inline-block;margin:2px;padding:2px 6px;border-radius:4px;` +
-    `background:${color};color:#000;font-family:monospace">${pyEsc(text)}` +
-    `<sub style="margin-left:3px;color:#333">${pyEsc(sub)}</sub></span>`;
-}
-
 function tokensHtml(d, full) {
   const notes = [];
   let cps = Array.from(full);
@@ -90,14 +83,14 @@ function tokensHtml(d, full) {
   }
   const summary = `<div>${int(cps.length)} 个字符 → <b>${int(n)} 个 token</b>（其中 ${int(nBytes)} 个是字节回退片段）；` +
     `解码后与原文${decode(d, tokens) === text ? "一致" : "不一致"}</div>`;
-  const note = notes.map((m) => `<div style='color:#AA3377'>${pyEsc(m)}</div>`).join("");
-  return `<div style='line-height:2;white-space:normal;max-width:900px'>${parts.join("") || pyEsc("（空）")}` +
+  const note = notes.map((m) => `<div style='color:#AA3377'>${esc(m)}</div>`).join("");
+  return `<div style='line-height:2;white-space:normal;max-width:900px'>${parts.join("") || esc("（空）")}` +
     `${n > d.max_chips ? " …" : ""}</div>${note}${summary}<div style='color:#555'>${d.try}</div>`;
 }
 
 function caption(d) {
   const n = 256 + d.pieces.length;
-  return `<div style='color:#555'>分词器：${pyEsc(d.name)}——最长匹配，词表里没有的字退回 UTF-8 字节；` +
+  return `<div style='color:#555'>分词器：${esc(d.name)}——最长匹配，词表里没有的字退回 UTF-8 字节；` +
     `词表 ${int(n)} 项（256 个字节 + ${int(n - 256)} 个片段）</div>`;
 }
 
@@ -106,7 +99,7 @@ function view(d, text) {
   try {
     body = tokensHtml(d, text);
   } catch (e) {
-    body = `<span style='color:#AA3377'>${pyEsc(e.message)}</span>`;
+    body = `<span style='color:#AA3377'>${esc(e.message)}</span>`;
   }
   return caption(d) + body;
 }
