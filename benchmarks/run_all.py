@@ -13,7 +13,8 @@
 - 每个交互面板的每个控件：面板在浏览器里运行（docs/panels.md），由 benchmarks/panel_latency.py 在无头 Chromium 里量
   “input → 视图改好”的中位数（阅读网站、JupyterLab、JupyterLab 里训练格运行时；用全部核，训练本身单线程），
   预算 16 ms；页面里嵌入的面板状态每页 ≤ 1 MB，整站 JavaScript ≤ 2 MB。没有 Chromium 时跳过这一项并说明。
-  （还需要内核回答的两个操作——第 11 章自由输入的提示词、第 7 章的 jieba 分词按钮——不在这张表里）
+  （还需要内核回答的两个操作：第 11 章“自己写提示词”一行量的是浏览器的即时反应——视图先写“内核正在读提示词”，
+  内核算好后再画；第 7 章的 jieba 分词按钮不在表里。两者由 tests/_panels.py 的 PANELS 在 JupyterLab 里操作）
 - 每道“自己实现”练习的检查耗时（benchmarks/exercise_checks.py）；预算 200 ms
 - 每道实验题（第 13—18 章）跑一次参考答案的时间（benchmarks/experiment_exercises.py）；预算 30 s
 """

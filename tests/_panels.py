@@ -14,14 +14,17 @@ class Step(NamedTuple):
     """在 cell（源代码里含这段文字的单元格）的面板上操作一个控件，然后面板的输出必须改变。
 
     kind: slider（value = 按键和次数，如 "ArrowRight*2"）、text（填入 value）、
-    dropdown（选中标签为 value 的项）、checkbox（value = 勾上 True / 取消 False）、toggle（点名为 value 的按钮）。
+    dropdown（选中标签为 value 的项）、checkbox（value = 勾上 True / 取消 False）、toggle（点名为 value 的按钮）、
+    button（点文字为 label 的按钮，value 不用）。
     label 是控件的说明文字（完全一致）；expect 是操作后输出里应出现的文字（None = 只要求输出变了）。
+    kernel=True：要内核回答、网站上没有这个控件的操作（第 11 章自己写的提示词）；网站的测试跳过它。
     """
     cell: str
     kind: str
     label: str
     value: object
     expect: str | None = None
+    kernel: bool = False
 
 
 # notebook → 依次执行的操作。每个交互面板（以 `xxx.widget` 结尾的单元格）至少一行，
@@ -53,6 +56,8 @@ PANELS: dict[str, list[Step]] = {
         Step("panel = SkipGramWindow(", "text", "句子（空格分词）", "我 喜欢 看 电影 和 书", "窗口 2：这句话共产生 18 个"),
         Step("panel = SkipGramWindow(", "slider", "中心词位置", "ArrowRight", "以“电影”为中心"),
         Step("panel = SkipGramWindow(", "text", "句子（空格分词）", "我喜欢看电影", "6 个字连在一起"),
+        # JupyterLab 里内核用 jieba 切；网站上查本章例句的切分表：两处都切成“我 喜欢 看 电影”
+        Step("panel = SkipGramWindow(", "button", "用 jieba 分词", None, "窗口 2：这句话共产生 10 个"),
         Step("word_map = EmbeddingMap(", "slider", "邻居数", "ArrowRight", "离 美国 最近的 4 个词"),
         Step("word_map = EmbeddingMap(", "dropdown", "选一个词", "银行", "离 银行 最近的 4 个词"),
         Step("word_map = EmbeddingMap(", "dropdown", "− b", "日本", "人民币 − 日本 + 美国 ≈"),
@@ -76,6 +81,8 @@ PANELS: dict[str, list[Step]] = {
         Step("三元模型的生成面板", "text", "种子", "7", "种子 7、8、9"),
         Step("GRU 的生成面板", "dropdown", "提示词", "房间很", "“房间很”之后的下一个字"),
         Step("GRU 的生成面板", "slider", "top-p（1=关）", "ArrowLeft*2", "top-p=0.9"),
+        # 自己写的提示词：内核算出下一个字的分布、采好续写（网站上没有这个框）
+        Step("GRU 的生成面板", "text", "自己写提示词", "手机", "“手机”之后的下一个字", kernel=True),
     ],
     "13-transformer.ipynb": [
         Step("explorer = AttentionExplorer()", "checkbox", "只看前文（因果遮罩）", True, "还看不到后面的 3 个词"),
@@ -106,6 +113,8 @@ CONTROL = {"slider": "input[type=range]", "text": "input[type=text], textarea", 
 
 def client_control(panel, step: Step):
     """浏览器面板里标签为 step.label 的控件（找不到或不止一个时 expect 会报出来）。"""
+    if step.kind == "button":
+        return panel.get_by_role("button", name=step.label, exact=True)
     if step.kind == "toggle":
         return panel.get_by_role("group", name=step.label, exact=True)
     if step.kind == "checkbox":
@@ -140,6 +149,9 @@ def drive_client(page, panel, step: Step, log=lambda msg: None, timeout: float =
         control.set_checked(bool(step.value))
     elif step.kind == "toggle":
         control.get_by_role("button", name=str(step.value), exact=True).click()
+    elif step.kind == "button":
+        expect(control, f"按钮「{step.label}」是灰的").to_be_enabled(timeout=timeout)
+        control.click()
     expect(view, f"操作「{step.label}」后面板视图没有变").not_to_have_text(before, timeout=timeout)
     if step.expect:
         expect(view, f"操作「{step.label}」后面板视图里没有「{step.expect}」").to_contain_text(step.expect, timeout=timeout)
