@@ -31,6 +31,7 @@ import nbformat
 from jupyter_client.manager import start_new_kernel
 
 ROOT = Path(__file__).resolve().parents[1]
+ALL_CORES = set(os.sched_getaffinity(0)) if hasattr(os, "sched_setaffinity") else set()   # main() 绑单核之前
 
 def run_in_kernel(kc, code: str, timeout: float = 600) -> tuple[float, list]:
     outputs = []
@@ -133,9 +134,6 @@ def bench_models() -> dict:
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
-
-
-ALL_CORES = set(os.sched_getaffinity(0)) if hasattr(os, "sched_setaffinity") else set()
 
 
 def main() -> int:

@@ -40,7 +40,8 @@ const NP = (() => {
     const trs = rows.map((r) => "<tr>" + r.map((c) => `<td style='padding:2px 8px'>${esc(c)}</td>`).join("") + "</tr>").join("");
     return `<table><thead><tr>${th}</tr></thead><tbody>${trs}</tbody></table>`;
   }
-  const commas = (s) => s.replace(/^(-?)(\d+)/, (_, sign, i) => sign + i.replace(/\B(?=(\d{3})+(?!\d))/g, ","));
+  // 千位分隔（= f"{v:,}"）：整数或已经格式化好的数字串
+  const commas = (s) => String(s).replace(/^(-?)(\d+)/, (_, sign, i) => sign + i.replace(/\B(?=(\d{3})+(?!\d))/g, ","));
   const strip = (s) => (s.includes(".") ? s.replace(/0+$/, "").replace(/\.$/, "") : s);
 
   // Python 的 f"{v:g}"（6 位有效数字，去掉末尾的 0；指数 < -4 或 ≥ 6 时写成 1e-05 这样）

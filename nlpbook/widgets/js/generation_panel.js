@@ -79,10 +79,12 @@ function nextTokenView(lg, vocab, T, k, p, nBars = 8) {  // generation_panel.nex
     filtered: top.map((i) => filtered[i]), kept };
 }
 
-function logitsOf(entry, scale) {  // data 里的整数 → logits 与它们的稳定降序（每个提示词只算一次）
+function logitsOf(entry, scale, cache) {  // data 里的整数 → logits 与它们的稳定降序（每个提示词只算一次，存在 cache 里）
+  if (cache.has(entry)) return cache.get(entry);
   const z = Float64Array.from(entry.z.split(","), (v) => Number(v) / scale);
   const order = Uint32Array.from(z.keys()).sort((a, b) => z[b] - z[a] || a - b);
-  return { z, order };
+  cache.set(entry, { z, order });
+  return cache.get(entry);
 }
 
 // ---------- 视图：generation_panel.panel_html 的移植 ----------
@@ -100,7 +102,7 @@ function panelHtml(d, view, samples, prompt, T, k, p, message, seed, note = "") 
     view.tokens.map((t, i) => `${t} ${percent(view.raw[i])} → ${percent(view.tempered[i])} → ${percent(view.filtered[i])}`).join("；");
   const chart = NP.barChart(view.tokens, [["原始 T=1", view.raw], [`温度 T=${g(T)}`, view.tempered], ["过滤后", view.filtered]],
     { title, ylabel: "概率", fmt: percent, tickFmt: percent, width: d.width, height: 260, aria });
-  const noteKept = `<div>过滤（${filterText(k, p) || "不过滤"}）后还剩 <b>${commas(String(view.kept))}</b> 个候选可以被抽到。` +
+  const noteKept = `<div>过滤（${filterText(k, p) || "不过滤"}）后还剩 <b>${commas(view.kept)}</b> 个候选可以被抽到。` +
     "图中只画原始概率最高的几个字。</div>";
   const warn = message ? `<div style='color:#B00020'>${esc(message)}</div>` : "";
   const head = esc(tail(prompt));
@@ -137,11 +139,10 @@ function viewHtml(d, st, offline, live, result, cache = new Map()) {
   const pi = d.prompts.findIndex((e) => e.prompt === prompt);
   const entry = pi >= 0 ? d.prompts[pi] : live && live.prompt === prompt ? live : null;
   if (!entry) return `<div>内核正在读提示词“${esc(tail(prompt))}”……</div>`;
-  if (!cache.has(entry)) cache.set(entry, logitsOf(entry, d.scale));
   if (!cache.has("grid")) cache.set("grid", new Map(d.grid.map(([i, t, k, p, ids]) => [`${i}|${t}|${k}|${p}`, ids.map((j) => d.texts[j])])));
   const T = round2(st.temperature), k = Math.trunc(st.top_k), p = round2(st.top_p), seed = Math.trunc(st.seed);
   if (!cache.has("vocab")) cache.set("vocab", typeof d.vocab === "string" ? d.vocab.split("\n") : d.vocab);
-  const view = nextTokenView(cache.get(entry), cache.get("vocab"), T, k, p);
+  const view = nextTokenView(logitsOf(entry, d.scale, cache), cache.get("vocab"), T, k, p);
   const s = samplesFor(d, cache.get("grid"), { prompt, pi, T, k, p, seed }, offline, result);
   return panelHtml(d, view, s.texts, prompt, T, k, p, entry.message, s.seed, s.note || "");
 }
@@ -206,7 +207,7 @@ export default {
     const idle = typeof requestIdleCallback === "function" ? requestIdleCallback : (f) => setTimeout(f, 0);
     const warm = (i) => {
       if (i >= d.prompts.length) return;
-      if (!cache.has(d.prompts[i])) cache.set(d.prompts[i], logitsOf(d.prompts[i], d.scale));
+      logitsOf(d.prompts[i], d.scale, cache);
       idle(() => warm(i + 1));
     };
     idle(() => warm(0));

@@ -6,7 +6,7 @@ const BINARY = [["TiB", 2 ** 40], ["GiB", 2 ** 30], ["MiB", 2 ** 20], ["KiB", 2 
 
 const { fixed, commas, strip } = NP;   // Python 的 f"{v:.Nf}"、千位分隔、去掉小数末尾的 0
 const fixed2 = (v) => commas(fixed(v, 2));
-const intStr = (v) => commas(String(Math.round(v)));
+const intStr = (v) => commas(Math.round(v));
 // cost.format_bytes：整数写整数，否则最多两位小数；不足一个单位写 B
 function unitStr(n, step, units) {
   let i = 0;

@@ -1,7 +1,7 @@
 // N-gram 窗口滑块（第 5.5 节）：数据是 Python 用 ngram.unseen_rate / unseen_examples 算好的每个 n 的统计和例子
 // （NGramWindowPanel.data）。比例的纵轴正好画到 100%（与 svgplot.line_chart 的 y_max 一样），不画到 120%。
 
-const int = (v) => NP.commas(String(v));   // 同 f"{v:,}"
+const { commas } = NP;   // 同 f"{v:,}"
 
 function view(d, n) {
   const i = d.ns.indexOf(n), mark = `所选 n = ${n}`;
@@ -11,9 +11,9 @@ function view(d, n) {
   const stored = NP.lineChart(d.ns, { "训练集中不同 n-gram 的种数": d.stored }, { title: "窗口越长，要存的越多",
     xlabel: "n（窗口长度）", ylabel: "不同 n-gram 的种数", width: 440, height: 240, markX: n, markText: mark,
     markFmt: (v) => `${NP.num(v)} 种` });
-  let text = `<div><b>n = ${n}</b>：留出文本里共有 ${int(d.heldout[i])} 个 ${n}-gram，其中 ` +
-    `<b>${NP.fixed(d.pct[i], 1)}%</b>（${int(d.unseen[i])} 个）在训练文本中一次都没出现过；` +
-    `训练集里要存 <b>${int(d.stored[i])}</b> 种不同的 ${n}-gram。</div>`;
+  let text = `<div><b>n = ${n}</b>：留出文本里共有 ${commas(d.heldout[i])} 个 ${n}-gram，其中 ` +
+    `<b>${NP.fixed(d.pct[i], 1)}%</b>（${commas(d.unseen[i])} 个）在训练文本中一次都没出现过；` +
+    `训练集里要存 <b>${commas(d.stored[i])}</b> 种不同的 ${n}-gram。</div>`;
   if (d.examples[i].length) text += `<div>没见过的例子：${d.examples[i].map(NP.esc).join("、")}</div>`;
   return `<div style="display:flex;gap:8px;flex-wrap:wrap;max-width:900px">${rate}${stored}</div>${text}` +
     `<div style="color:#555">${NP.esc(d.try)}</div>`;

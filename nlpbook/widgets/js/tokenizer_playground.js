@@ -2,8 +2,7 @@
 // pieces[i] 的编号是 256 + i，编号 0—255 是 256 个字节 Token（显示为 <0xE9> 这样）。
 // 切分同 tokenizers.LongestMatchTokenizer.tokenize：按 Unicode 码位从左到右，每次取词表里最长的片段；
 // 匹配不上就把这一个字拆成它的 UTF-8 字节。视图与 Python 的 playground_html 逐字相同。
-const { esc, chip } = NP;   // 同 Python 的 html.escape、_html.chip
-const int = (n) => NP.commas(String(n));     // 同 f"{n:,}"
+const { esc, chip, commas } = NP;   // 同 Python 的 html.escape、_html.chip、f"{n:,}"
 const hex2 = (b) => b.toString(16).toUpperCase().padStart(2, "0");
 const UTF8 = new TextEncoder();
 
@@ -62,7 +61,7 @@ function tokensHtml(d, full) {
   const notes = [];
   let cps = Array.from(full);
   if (cps.length > d.max_chars) {
-    notes.push(`输入有 ${int(cps.length)} 个字符，只切分了前 ${int(d.max_chars)} 个（后面 ${int(cps.length - d.max_chars)} 个没有处理）` +
+    notes.push(`输入有 ${commas(cps.length)} 个字符，只切分了前 ${commas(d.max_chars)} 个（后面 ${commas(cps.length - d.max_chars)} 个没有处理）` +
       "；想看后面的部分，请删掉前面的文字。");
     cps = cps.slice(0, d.max_chars);
   }
@@ -78,10 +77,10 @@ function tokensHtml(d, full) {
   }
   const n = tokens.length;
   if (n > d.max_chips) {
-    notes.push(`共 ${int(n)} 个 token，上面只画出前 ${int(d.max_chips)} 个（省略了 ${int(n - d.max_chips)} 个）；` +
-      `下面的统计按全部 ${int(n)} 个计算。`);
+    notes.push(`共 ${commas(n)} 个 token，上面只画出前 ${commas(d.max_chips)} 个（省略了 ${commas(n - d.max_chips)} 个）；` +
+      `下面的统计按全部 ${commas(n)} 个计算。`);
   }
-  const summary = `<div>${int(cps.length)} 个字符 → <b>${int(n)} 个 token</b>（其中 ${int(nBytes)} 个是字节回退片段）；` +
+  const summary = `<div>${commas(cps.length)} 个字符 → <b>${commas(n)} 个 token</b>（其中 ${commas(nBytes)} 个是字节回退片段）；` +
     `解码后与原文${decode(d, tokens) === text ? "一致" : "不一致"}</div>`;
   const note = notes.map((m) => `<div style='color:#AA3377'>${esc(m)}</div>`).join("");
   return `<div style='line-height:2;white-space:normal;max-width:900px'>${parts.join("") || esc("（空）")}` +
@@ -91,7 +90,7 @@ function tokensHtml(d, full) {
 function caption(d) {
   const n = 256 + d.pieces.length;
   return `<div style='color:#555'>分词器：${esc(d.name)}——最长匹配，词表里没有的字退回 UTF-8 字节；` +
-    `词表 ${int(n)} 项（256 个字节 + ${int(n - 256)} 个片段）</div>`;
+    `词表 ${commas(n)} 项（256 个字节 + ${commas(n - 256)} 个片段）</div>`;
 }
 
 function view(d, text) {
